@@ -7,17 +7,24 @@ result passed in is checked). Legality never depends on hidden ranks.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from typing import Iterator, Mapping, Sequence
 
-from p2pgotg.rules.board import SQUARES, Side, back_row, neighbours, row_of, square_name
+from p2pgotg.rules.board import (
+    SQUARES,
+    Side,
+    back_row,
+    neighbours,
+    parse_square,
+    row_of,
+    square_name,
+)
 from p2pgotg.rules.challenge import ChallengeResult, resolve_challenge
 from p2pgotg.rules.errors import IllegalMoveError, RulesError
 from p2pgotg.rules.moves import Move
 from p2pgotg.rules.options import FlagRule, RuleOptions
 from p2pgotg.rules.outcome import Outcome, Termination
-from p2pgotg.rules.ranks import PIECES_PER_SIDE, Rank
+from p2pgotg.rules.ranks import COMPOSITION, PIECES_PER_SIDE, Rank
 from p2pgotg.rules.setup import Setup, setup_problems
 
 
@@ -88,7 +95,7 @@ class Game:
                 where[piece] = sq
         self._s = _State(board=board, where=where, arrived={p: 0 for p in where})
         self._s.positions.append(self._key())
-        self._undo: list[_State] = []
+        self._undo: list[tuple] = []
         self._check_stuck()
 
     # -- construction -------------------------------------------------------------------
@@ -113,6 +120,67 @@ class Game:
             game = cls(opponent_squares, own.squares, options)
         for pid, rank in enumerate(own.ranks):
             game.reveal(Piece(own.side, pid), rank)
+        return game
+
+    @classmethod
+    def from_position(
+        cls,
+        placement: Mapping[int | str, tuple[Side, Rank | None]],
+        turn: Side = Side.WHITE,
+        options: RuleOptions | None = None,
+    ) -> Game:
+        """A game that starts from an arbitrary position: for tests, puzzles and analysis.
+        A real game starts with `from_setups` or `for_player`.
+
+        `placement` maps squares (an index or a name such as ``"e4"``) to ``(side, rank)``;
+        a rank of None is unknown to this view. A side may have 0 to 21 pieces anywhere on
+        the board, but no more of a known rank than the 21-piece set has. Piece ids follow
+        the setup rule: piece i of a side is its piece on the i-th lowest square. The
+        position is ply 0 with no history and `turn` to move; every piece counts as having
+        arrived on its square at ply 0.
+
+        >>> g = Game.from_position({"e8": (Side.WHITE, Rank.FLAG), "a1": (Side.BLACK, None)})
+        >>> g.flag_claim_problem(Side.WHITE, Piece(Side.WHITE, 0)) is None
+        True
+        """
+        given: dict[int, tuple[Side, Rank | None]] = {}
+        for key, (side, rank) in placement.items():
+            sq = parse_square(key) if isinstance(key, str) else key
+            if not (isinstance(sq, int) and 0 <= sq < SQUARES):
+                raise RulesError(f"square {key!r} is off the board (0..71)")
+            if sq in given:
+                raise RulesError(f"{square_name(sq)} is given twice")
+            given[sq] = (Side(side), None if rank is None else Rank(rank))
+        for side in Side:
+            ranks = [r for s, r in given.values() if s is side]
+            if len(ranks) > PIECES_PER_SIDE:
+                raise RulesError(f"{side.display_name} has {len(ranks)} pieces; the set is 21")
+            for rank in Rank:
+                if ranks.count(rank) > COMPOSITION[rank]:
+                    raise RulesError(
+                        f"{side.display_name} has {ranks.count(rank)} x {rank.display_name}; "
+                        f"the set has {COMPOSITION[rank]}"
+                    )
+        game = cls.__new__(cls)
+        game.options = options or RuleOptions()
+        game._ranks = {}
+        board: list[Piece | None] = [None] * SQUARES
+        where: dict[Piece, int] = {}
+        count = {Side.WHITE: 0, Side.BLACK: 0}
+        for sq in sorted(given):
+            side, rank = given[sq]
+            piece = Piece(side, count[side])
+            count[side] += 1
+            board[sq] = piece
+            where[piece] = sq
+            if rank is not None:
+                game._ranks[piece] = rank
+        game._s = _State(
+            board=board, where=where, arrived={p: 0 for p in where}, turn=Side(turn)
+        )
+        game._s.positions.append(game._key())
+        game._undo = []
+        game._check_stuck()
         return game
 
     # -- reading the position -----------------------------------------------------------
@@ -163,13 +231,14 @@ class Game:
 
     def reveal(self, piece: Piece, rank: Rank) -> None:
         """Record a rank learned (own setup, an opened commitment)."""
+        rank = Rank(rank)
         known = self._ranks.get(piece)
         if known is not None and known is not rank:
             raise RulesError(
                 f"{piece.side.display_name} piece {piece.pid} is already known to be "
                 f"{known.display_name}, not {rank.display_name}"
             )
-        self._ranks[piece] = Rank(rank)
+        self._ranks[piece] = rank
 
     # -- moves --------------------------------------------------------------------------
 
@@ -264,7 +333,7 @@ class Game:
         else:
             result, lost_flag = self._settle(piece, target, result, lost_flag)
             record = PlyRecord(s.turn, move, piece, target, result, lost_flag)
-        self._undo.append(copy.deepcopy(s))
+        self._undo.append(self._snapshot())
         self._apply(record)
         return record
 
@@ -273,11 +342,24 @@ class Game:
         ending)."""
         if not self._undo:
             raise IllegalMoveError("no move to take back")
-        before = self._s
-        self._s = self._undo.pop()
-        if len(before.records) > len(self._s.records):
-            return before.records[-1]
-        return None
+        s = self._s
+        board, where, arrived, turn, ply, n_elim, n_records, n_positions, outcome = (
+            self._undo.pop()
+        )
+        taken = s.records[-1] if len(s.records) > n_records else None
+        s.board, s.where, s.arrived = board, where, arrived
+        s.turn, s.ply, s.outcome = turn, ply, outcome
+        del s.eliminated[n_elim:], s.records[n_records:], s.positions[n_positions:]
+        return taken
+
+    def _snapshot(self) -> tuple:
+        """What `pop` needs: copies of the small mutable parts, lengths of the append-only
+        lists (cheap, so long games and bot searches stay linear)."""
+        s = self._s
+        return (
+            list(s.board), dict(s.where), dict(s.arrived), s.turn, s.ply,
+            len(s.eliminated), len(s.records), len(s.positions), s.outcome,
+        )
 
     def _settle(
         self,
@@ -322,6 +404,9 @@ class Game:
         if a_rank is Rank.FLAG and result is ChallengeResult.DEFENDER_WINS:
             if lost_flag is not attacker.side:
                 raise IllegalMoveError("the attacking flag lost, so its side lost its flag")
+        if a_rank is Rank.FLAG and result is ChallengeResult.ATTACKER_WINS:
+            if lost_flag is not defender.side:
+                raise IllegalMoveError("a flag wins only against the flag, so that flag is lost")
         return result, lost_flag
 
     def _apply(self, record: PlyRecord) -> None:
@@ -379,8 +464,12 @@ class Game:
         )
 
     def _repeats_a_chase(self, piece: Piece, move: Move) -> bool:
-        """A chasing move (following a piece that just evaded this one, to stand next to
-        it again) may not recreate an earlier position; stepping straight back is allowed."""
+        """A chasing move may not recreate an earlier position (seed 003).
+
+        It is a chase when this piece threatened on its side's last turn (it moved next to
+        an opponent piece), that piece evaded on the very next turn (moved away, not a
+        challenge), and this move, not a challenge, puts this piece next to it again.
+        Stepping straight back to the square it left on its last turn is always allowed."""
         s = self._s
         if not s.records:
             return False
@@ -397,7 +486,9 @@ class Game:
         if move.to_square not in neighbours(evaded_to):
             return False
         own = self._own_records(piece.side)
-        if own and own[-1].piece == piece and own[-1].move.from_square == move.to_square:
+        if not own or own[-1].piece != piece or own[-1].move.to_square != here:
+            return False  # it did not threaten by moving next to the evader on its last turn
+        if own[-1].move.from_square == move.to_square:
             return False  # straight back to where it stood on the preceding turn
         board = list(s.board)
         board[move.from_square], board[move.to_square] = None, piece
@@ -408,8 +499,11 @@ class Game:
 
     # -- claims and agreed endings ------------------------------------------------------
 
-    def flag_claim_problem(self, side: Side, piece: Piece) -> str | None:
-        """Why `side` may not claim a flag-run win with `piece` now (None when it may)."""
+    def flag_claim_problem(
+        self, side: Side, piece: Piece, *, rank: Rank | None = None
+    ) -> str | None:
+        """Why `side` may not claim a flag-run win with `piece` now (None when it may).
+        `rank` is the rank the claim declares, for a view that does not know it yet."""
         s = self._s
         if s.outcome is not None:
             return "the game is over"
@@ -418,7 +512,8 @@ class Game:
         sq = s.where.get(piece)
         if sq is None:
             return "that piece is no longer on the board"
-        if self._ranks.get(piece) is not Rank.FLAG:
+        known = self._ranks.get(piece)
+        if (known if known is not None else rank) is not Rank.FLAG:
             return "that piece is not known to be the flag"
         if row_of(sq) != back_row(side):
             return "the flag is not on the opposing back rank"
@@ -462,7 +557,7 @@ class Game:
     def _end(self, outcome: Outcome) -> Outcome:
         if self._s.outcome is not None:
             raise IllegalMoveError("the game is over")
-        self._undo.append(copy.deepcopy(self._s))
+        self._undo.append(self._snapshot())
         self._s.outcome = outcome
         return outcome
 

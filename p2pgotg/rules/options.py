@@ -40,14 +40,26 @@ class RuleOptions:
     two_squares: bool = False  # seed 003: no more than 3 moves on the same two squares
     chasing: bool = False  # seed 003: a chasing move may not repeat a position
     challenge_mode: ChallengeMode = ChallengeMode.OPEN
+    clock_seconds: int = 0  # each player's total thinking time; 0 = no clock
+    move_seconds: int = 0  # the most one move may take; 0 = no limit
+
+    def __post_init__(self) -> None:
+        for name in ("clock_seconds", "move_seconds"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or not (
+                0 <= value <= MAX_SECONDS
+            ):
+                raise ValueError(f"rule option {name} must be a whole number 0..{MAX_SECONDS}")
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain values only (str / bool), in a fixed key order."""
+        """Plain values only (str / bool / int), in a fixed key order."""
         return {
             "flag_rule": self.flag_rule.value,
             "two_squares": self.two_squares,
             "chasing": self.chasing,
             "challenge_mode": self.challenge_mode.value,
+            "clock_seconds": self.clock_seconds,
+            "move_seconds": self.move_seconds,
         }
 
     @classmethod
@@ -67,6 +79,8 @@ class RuleOptions:
                 two_squares=data["two_squares"],
                 chasing=data["chasing"],
                 challenge_mode=ChallengeMode(data["challenge_mode"]),
+                clock_seconds=data["clock_seconds"],
+                move_seconds=data["move_seconds"],
             )
         except ValueError as exc:
             raise ValueError(f"bad rule option: {exc}") from None
@@ -77,4 +91,19 @@ class RuleOptions:
             parts.append("two-squares rule")
         if self.chasing:
             parts.append("chasing rule")
+        if self.clock_seconds:
+            parts.append(f"clock {_duration(self.clock_seconds)} each")
+        if self.move_seconds:
+            parts.append(f"{_duration(self.move_seconds)} per move")
         return ", ".join(parts)
+
+
+MAX_SECONDS = 7 * 24 * 3600
+
+
+def _duration(seconds: int) -> str:
+    if seconds % 3600 == 0:
+        return f"{seconds // 3600}h"
+    if seconds % 60 == 0:
+        return f"{seconds // 60}m"
+    return f"{seconds}s"

@@ -68,10 +68,15 @@ def setup_problems(side: Side, placement: Mapping[int, Rank]) -> list[str]:
     """Every reason the placement is not a valid setup for `side` (empty when valid)."""
     problems = []
     home = set(home_squares(side))
-    outside = sorted(sq for sq in placement if sq not in home)
+    outside = sorted(
+        (sq for sq in placement if sq not in home),
+        key=lambda sq: (0, sq, "") if isinstance(sq, int) else (1, 0, repr(sq)),
+    )
     if outside:
         rows = "1-3" if side is Side.WHITE else "6-8"
-        names = ", ".join(square_name(sq) if 0 <= sq < 72 else str(sq) for sq in outside)
+        names = ", ".join(
+            square_name(sq) if isinstance(sq, int) and 0 <= sq < 72 else repr(sq) for sq in outside
+        )
         problems.append(f"pieces outside {side.display_name}'s home rows {rows}: {names}")
     bad = [r for r in placement.values() if not isinstance(r, Rank)]
     if bad:
