@@ -28,6 +28,216 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_verify(args: argparse.Namespace) -> int:
+    """Replay a saved transcript and say whether the game was clean."""
+    from p2pgotg.protocol import TranscriptError, parse, replay
+
+    try:
+        data = open(args.file, "rb").read()
+    except OSError as exc:
+        print(f"cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    try:
+        transcript = parse(data)
+    except TranscriptError as exc:
+        print(f"{args.file} is not a readable transcript: {exc}", file=sys.stderr)
+        return 2
+    report = replay(transcript)
+    flow = report.flow
+    print(f"transcript: {args.file}")
+    print(f"written by: the {transcript.role}; {len(transcript.messages)} signed messages")
+    if flow.game_id is not None:
+        print(f"game id:    {flow.game_id.hex()}")
+    if flow.options is not None:
+        print(f"rules:      {flow.options.describe()}")
+    if flow.white is not None:
+        print(f"white:      the {flow.white}")
+    if flow.game is not None:
+        print(f"moves:      {flow.game.ply}")
+    if flow.result is not None:
+        termination, winner = flow.result
+        who = "draw" if winner is None else f"{winner} wins"
+        print(f"result:     {who} ({termination.value.replace('_', ' ')})")
+    print(f"verdict:    {report.describe()}")
+    return int(report.finding)
+
+
+def _cmd_selfplay(args: argparse.Namespace) -> int:
+    """Bot against bot over TLS on loopback; non-zero if any audit fails."""
+    import tempfile
+    from pathlib import Path
+
+    import trio
+
+    from p2pgotg.selfplay import play_one
+
+    options = _options_from(args)
+    base = Path(args.save_dir) if args.save_dir else Path(tempfile.mkdtemp(prefix="p2pgotg-"))
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    failures = 0
+    print(f"self-play: {args.games} game(s), seed {seed}, {options.describe()}")
+    for n in range(args.games):
+        game_dir = base / f"game-{n + 1}"
+        result = trio.run(play_one, options, game_dir, seed + n)
+        verdict = result.verdict
+        moves = result.host.peer.view.ply if result.host.peer.view else 0
+        ok = verdict is not None and verdict.clean and verdict.audit_complete and result.agreed
+        failures += not ok
+        print(f"game {n + 1}: {moves} moves; "
+              f"{verdict.describe() if verdict else 'no verdict'}"
+              f"{'' if result.agreed else ' (the two sides disagree!)'}")
+        print(f"         transcripts: {result.host.path} and {result.joiner.path}")
+    print(f"{args.games - failures} of {args.games} games audited clean")
+    return 1 if failures else 0
+
+
+def _limits(args: argparse.Namespace):
+    from p2pgotg.net.session import Limits
+
+    return Limits(abandon=float(args.abandon))
+
+
+def _status(text: str) -> None:
+    print(text, file=sys.stderr, flush=True)
+
+
+def _report(session) -> int:
+    """Print how the game ended and where its transcript is; the exit code."""
+    verdict = session.verdict
+    if session.peer.failed is not None:
+        print(f"game over: {session.peer.failed}")
+    elif verdict is not None:
+        print(f"game over: {verdict.describe()}")
+    else:
+        print("the game is not finished; run the same command again to resume it")
+    if session.path is not None:
+        print(f"transcript: {session.path}  (check it with: p2pgotg verify {session.path})")
+    return 0 if (verdict is not None or session.peer.failed is not None) else 3
+
+
+def _cmd_host(args: argparse.Namespace) -> int:
+    """Listen for one joiner, print the invite codes, play with the bot seat."""
+    import trio
+
+    from p2pgotg.net.errors import NetError
+    from p2pgotg.net.games import games_dir
+    from p2pgotg.net.hosting import HostConfig, host_game
+    from p2pgotg.net.paths import load_or_create_identity, load_or_create_tls_identity
+    from p2pgotg.net.session import SessionError
+    from p2pgotg.selfplay import bot_runner
+
+    if not args.bot:
+        print("the terminal interface is not built yet: add --bot", file=sys.stderr)
+        return 2
+    try:
+        key = load_or_create_identity()
+        cert, tls_key = load_or_create_tls_identity()
+    except NetError as exc:
+        print(f"cannot load your keys: {exc.user_message}", file=sys.stderr)
+        return 2
+    config = HostConfig(key, cert, tls_key, _options_from(args), games_dir(),
+                        port=args.port, bind=args.bind, limits=_limits(args))
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+
+    async def main_task() -> object:
+        async with trio.open_nursery() as nursery:
+            hosting = await nursery.start(_host_and_report, config, bot_runner(seed))
+            print(f"rules: {config.options.describe()}")
+            for code in hosting.invites:
+                print(f"invite: {code}", flush=True)
+            print("waiting for the other player (share one invite code)...", flush=True)
+
+    try:
+        trio.run(main_task)
+    except (NetError, SessionError) as exc:
+        print(f"error: {getattr(exc, 'user_message', exc)}", file=sys.stderr)
+        return 1
+    return _LAST_EXIT[0]
+
+
+_LAST_EXIT = [0]
+
+
+async def _host_and_report(config, runner, task_status=None) -> None:
+    from p2pgotg.net.hosting import host_game
+
+    session = await host_game(config, runner, on_status=_status, task_status=task_status)
+    _LAST_EXIT[0] = _report(session)
+
+
+def _cmd_join(args: argparse.Namespace) -> int:
+    """Connect to an invite and play with the bot seat."""
+    import trio
+
+    from p2pgotg.net.errors import NetError
+    from p2pgotg.net.games import games_dir
+    from p2pgotg.net.invite import Invite
+    from p2pgotg.net.joining import JoinConfig, join_game
+    from p2pgotg.net.paths import load_or_create_identity
+    from p2pgotg.net.session import SessionError
+    from p2pgotg.selfplay import bot_runner
+
+    if not args.bot:
+        print("the terminal interface is not built yet: add --bot", file=sys.stderr)
+        return 2
+    try:
+        invite = Invite.decode(args.code)
+    except NetError as exc:
+        print(f"bad invite code: {exc.user_message}", file=sys.stderr)
+        return 2
+    try:
+        key = load_or_create_identity()
+    except NetError as exc:
+        print(f"cannot load your key: {exc.user_message}", file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else random.randrange(2**31)
+    config = JoinConfig(key, invite, games_dir(), _limits(args))
+    try:
+        session = trio.run(lambda: join_game(config, bot_runner(seed), on_status=_status))
+    except (NetError, SessionError) as exc:
+        print(f"error: {getattr(exc, 'user_message', exc)}", file=sys.stderr)
+        return 1
+    return _report(session)
+
+
+def _duration(text: str) -> int:
+    """`15m`, `90s`, `1h`, or plain seconds."""
+    units = {"s": 1, "m": 60, "h": 3600}
+    try:
+        if text and text[-1] in units:
+            return int(float(text[:-1]) * units[text[-1]])
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a duration like 90s, 15m or 1h")
+
+
+def _options_from(args: argparse.Namespace):
+    from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions
+
+    return RuleOptions(
+        flag_rule=FlagRule(args.flag_rule),
+        two_squares=args.two_squares,
+        chasing=args.chasing,
+        challenge_mode=ChallengeMode(args.arbiter),
+        clock_seconds=args.clock,
+        move_seconds=args.move_time,
+    )
+
+
+def _add_rule_options(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("rule options (proposed by the host)")
+    g.add_argument("--arbiter", choices=["open", "blind"], default="open",
+                   help="open: both ranks of a challenge are declared (default)")
+    g.add_argument("--flag-rule", choices=["safe_or_survive", "always_survive", "immediate"],
+                   default="safe_or_survive", help="when a flag on the back rank wins")
+    g.add_argument("--two-squares", action="store_true", help="the two-squares rule")
+    g.add_argument("--chasing", action="store_true", help="the chasing rule")
+    g.add_argument("--clock", type=_duration, default=0, metavar="TIME",
+                   help="each player's total time, e.g. 15m (default: none)")
+    g.add_argument("--move-time", type=_duration, default=0, metavar="TIME",
+                   help="the most one move may take, e.g. 60s (default: none)")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2pgotg", description="Game of the Generals, peer to peer, with no arbiter."
@@ -38,6 +248,37 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--seed", type=int, default=None)
     demo.add_argument("--max-moves", type=int, default=2000)
     demo.set_defaults(func=_cmd_demo)
+    verify = sub.add_parser(
+        "verify",
+        help="check a saved game transcript",
+        description="Replay a saved transcript: exit 0 clean, 1 a rule was broken (the "
+        "message names who and where), 2 the file cannot be read, 3 the game is unfinished.",
+    )
+    verify.add_argument("file")
+    verify.set_defaults(func=_cmd_verify)
+    host = sub.add_parser("host", help="host a game and print invite codes")
+    host.add_argument("--port", type=int, default=0, help="port to listen on (default: any)")
+    host.add_argument("--bind", default=None, help="address to listen on (default: all)")
+    host.add_argument("--bot", action="store_true", help="let the bot play this side")
+    host.add_argument("--seed", type=int, default=None, help="the bot's random seed")
+    host.add_argument("--abandon", type=_duration, default=180, metavar="TIME",
+                      help="claim the game when the other player is away this long")
+    _add_rule_options(host)
+    host.set_defaults(func=_cmd_host)
+    join = sub.add_parser("join", help="join a game by its invite code")
+    join.add_argument("code", help="the invite code the host printed")
+    join.add_argument("--bot", action="store_true", help="let the bot play this side")
+    join.add_argument("--seed", type=int, default=None, help="the bot's random seed")
+    join.add_argument("--abandon", type=_duration, default=180, metavar="TIME",
+                      help="claim the game when the host is away this long")
+    join.set_defaults(func=_cmd_join)
+    selfplay = sub.add_parser("selfplay", help="bot against bot over TLS on loopback")
+    selfplay.add_argument("--games", type=int, default=1)
+    selfplay.add_argument("--seed", type=int, default=None)
+    selfplay.add_argument("--save-dir", default=None,
+                          help="where the transcripts go (default: a new temporary folder)")
+    _add_rule_options(selfplay)
+    selfplay.set_defaults(func=_cmd_selfplay)
     return parser
 
 

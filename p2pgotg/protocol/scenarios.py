@@ -1,0 +1,485 @@
+"""Scripted games, honest and dishonest: one per row of SPEC.md's threat table.
+
+Each scenario plays two in-memory peers (`Pair`) to the point where one side cheats, and
+returns the honest side, which must have caught it. The same scenarios produce the
+recorded transcripts in `protocol/transcripts/` and drive the tests.
+
+    python -m p2pgotg.protocol.scenarios OUTDIR   # (re)write the recorded transcripts
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from p2pgotg.crypto import piece_commitment, seed_commitment, setup_hash
+from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.protocol.errors import RemoteProtocolError
+from p2pgotg.protocol.flow import JOINER
+from p2pgotg.protocol.pair import Pair, forge, tamper
+from p2pgotg.protocol.peer import Peer
+from p2pgotg.protocol.transcript import encode_header, encode_record
+from p2pgotg.rules import FULL_SET, Move, Rank, RuleOptions, Setup, Side, home_squares
+
+
+@dataclass
+class Result:
+    honest: Peer
+    error: RemoteProtocolError | None  # what the honest side raised (None: no exception)
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    cheat: str  # SPEC.md's words for it
+    cheater: str | None  # role, None for honest games
+    rule: str | None
+    exit_code: int  # what `p2pgotg verify` returns on the honest side's transcript
+    run: Callable[[int], Result]
+
+
+def _deliver_one(pair: Pair, sender: Peer, data: bytes) -> Result:
+    receiver = pair.peer(sender.peer_role)
+    try:
+        receiver.receive(data)
+    except RemoteProtocolError as exc:
+        return Result(receiver, exc)
+    return Result(receiver, None)
+
+
+def _to_play(seed: int, options: RuleOptions | None = None) -> Pair:
+    pair = Pair.new(options, seed=f"scenario-{seed}")
+    pair.handshake(rng=random.Random(seed))
+    return pair
+
+
+def _play_until(pair: Pair, rng: random.Random, want: Callable[[Peer], object]) -> object:
+    """Random legal play until `want(side to move)` returns something truthy."""
+    for _ in range(3000):
+        mover = pair.host if pair.host.my_turn else pair.joiner
+        found = want(mover)
+        if found:
+            return found
+        assert mover.view is not None
+        mover.move(rng.choice(mover.view.legal_moves))
+        pair.deliver()
+        if pair.host.flow.is_over:
+            raise RuntimeError("the game ended before the scenario's moment came")
+    raise RuntimeError("the scenario's moment never came")
+
+
+def _a_challenge(peer: Peer) -> Move | None:
+    view = peer.view
+    assert view is not None
+    return next((m for m in view.legal_moves if view.is_challenge(m)), None)
+
+
+# -- honest games ---------------------------------------------------------------------------
+
+def honest_game(seed: int) -> Result:
+    pair = _to_play(seed)
+    pair.play_random(random.Random(seed))
+    return Result(pair.host, None)
+
+
+def honest_resignation(seed: int) -> Result:
+    pair = _to_play(seed)
+    rng = random.Random(seed)
+    for _ in range(6):
+        mover = pair.host if pair.host.my_turn else pair.joiner
+        mover.move(rng.choice(mover.view.legal_moves))  # type: ignore[union-attr]
+        pair.deliver()
+    pair.joiner.resign()
+    pair.deliver()
+    return Result(pair.host, None)
+
+
+# -- cheats in the handshake ----------------------------------------------------------------
+
+def steer_coin(seed: int) -> Result:
+    pair = Pair.new(seed=f"scenario-{seed}")
+    pair.host.start()
+    pair.deliver()
+    pair.joiner.accept()
+    (hello,) = pair.joiner.data_to_send()
+    pair.host.receive(hello)
+    for data in pair.host.data_to_send():  # the host's coin
+        pair.joiner.receive(data)
+    (honest_open,) = pair.joiner.data_to_send()
+    return _deliver_one(pair, pair.joiner, tamper(pair.joiner, honest_open, secret=bytes(32)))
+
+
+def change_options(seed: int) -> Result:
+    pair = Pair.new(seed=f"scenario-{seed}")
+    pair.host.start()
+    pair.deliver()
+    pair.joiner.accept()
+    (hello,) = pair.joiner.data_to_send()
+    options = dict(pair.host.options.to_dict())  # type: ignore[union-attr]
+    options["flag_rule"] = "immediate"
+    return _deliver_one(pair, pair.joiner, tamper(pair.joiner, hello, options=options))
+
+
+# -- cheats in the setup --------------------------------------------------------------------
+
+def change_setup_after_commit(seed: int) -> Result:
+    pair = Pair.new(seed=f"scenario-{seed}")
+    pair.host.start()
+    pair.deliver()
+    pair.joiner.accept()
+    pair.deliver()
+    rng = random.Random(seed)
+    pair.joiner.commit_setup(Setup.random(pair.joiner.side, rng))  # type: ignore[arg-type]
+    pair.deliver()
+    pair.host.commit_setup(Setup.random(pair.host.side, rng))  # type: ignore[arg-type]
+    for data in pair.host.data_to_send():  # the host's commitment and reveal
+        pair.joiner.receive(data)
+    (reveal,) = pair.joiner.data_to_send()  # the joiner's honest reveal, now it saw the host's
+    body = Envelope.decode(reveal).body()
+    squares = bytes(sorted(home_squares(pair.joiner.side)[:21]))  # type: ignore[arg-type]
+    if squares == body["squares"]:
+        squares = bytes(sorted(home_squares(pair.joiner.side)[6:]))  # type: ignore[arg-type]
+    return _deliver_one(pair, pair.joiner, tamper(pair.joiner, reveal, squares=squares))
+
+
+def _forged_setup(pair: Pair, cheater: Peer, squares: list[int], ranks: list[Rank]
+                  ) -> tuple[bytes, bytes, bytes]:
+    """(commit, reveal) messages for a setup no honest client would make, and the seed."""
+    gid, key = pair.host.flow.game_id, cheater.public_key
+    assert gid is not None
+    salts = [bytes([i]) * 32 for i in range(21)]
+    commits = [piece_commitment(gid, key, pid, int(r), salts[pid]) for pid, r in enumerate(ranks)]
+    seed = bytes(32)
+    seed_c = seed_commitment(gid, key, seed)
+    sq = bytes(squares)
+    commit = forge(cheater, "setup_commit", {"hash": setup_hash(gid, key, sq, commits, seed_c)},
+                   record=True)
+    return commit, sq + b"".join(commits) + seed_c, seed
+
+
+def setup_outside_home(seed: int) -> Result:
+    pair = Pair.new(seed=f"scenario-{seed}")
+    pair.host.start()
+    pair.deliver()
+    pair.joiner.accept()
+    pair.deliver()
+    cheater, honest = pair.joiner, pair.host
+    side = cheater.side
+    assert side is not None
+    home = list(home_squares(side))
+    forward = 27 if side is Side.WHITE else 44  # a square in front of the home rows
+    squares = sorted(home[:20] + [forward])
+    commit, packed, _ = _forged_setup(pair, cheater, squares, list(FULL_SET))
+    honest.receive(commit)
+    honest.commit_setup(Setup.random(honest.side, random.Random(seed)))  # type: ignore[arg-type]
+    commit_h, _reveal_h = honest.data_to_send()
+    cheater.receive(commit_h)
+    reveal = forge(cheater, "setup_reveal", {"squares": packed[:21],
+                                             "commits": packed[21:21 + 672],
+                                             "seed_commit": packed[-32:]}, record=True)
+    return _deliver_one(pair, cheater, reveal)
+
+
+def reveal_before_commit(seed: int) -> Result:
+    pair = Pair.new(seed=f"scenario-{seed}")
+    pair.host.start()
+    pair.deliver()
+    pair.joiner.accept()
+    pair.deliver()
+    cheater = pair.joiner
+    setup = Setup.random(cheater.side, random.Random(seed))  # type: ignore[arg-type]
+    cheater.commit_setup(setup)
+    (commit,) = cheater.data_to_send()
+    pair.host.receive(commit)
+    gid = pair.host.flow.game_id
+    assert gid is not None
+    reveal = forge(cheater, "setup_reveal", {
+        "squares": bytes(setup.squares), "commits": bytes(21 * 32),
+        "seed_commit": bytes(32)})
+    return _deliver_one(pair, cheater, reveal)
+
+
+# -- cheats in play -------------------------------------------------------------------------
+
+def attacker_lies(seed: int) -> Result:
+    pair = _to_play(seed)
+    rng = random.Random(seed)
+    move = _play_until(pair, rng, _a_challenge)
+    cheater = pair.host if pair.host.my_turn else pair.joiner
+    cheater.move(move)  # type: ignore[arg-type]
+    (honest_move,) = cheater.data_to_send()
+    body = Envelope.decode(honest_move).body()
+    rank, salt = body["open"]
+    lie = [Rank.GENERAL_OF_THE_ARMY if rank != Rank.GENERAL_OF_THE_ARMY else Rank.SPY, salt]
+    return _deliver_one(pair, cheater, tamper(cheater, honest_move, open=[int(lie[0]), salt]))
+
+
+def defender_lies(seed: int) -> Result:
+    pair = _to_play(seed)
+    rng = random.Random(seed)
+    move = _play_until(pair, rng, _a_challenge)
+    attacker = pair.host if pair.host.my_turn else pair.joiner
+    cheater = pair.peer(attacker.peer_role)
+    attacker.move(move)  # type: ignore[arg-type]
+    for data in attacker.data_to_send():
+        cheater.receive(data)
+    (reply,) = cheater.data_to_send()
+    rank, salt = Envelope.decode(reply).body()["open"]
+    lie = Rank.SPY if rank != Rank.SPY else Rank.PRIVATE
+    return _deliver_one(pair, cheater, tamper(cheater, reply, open=[int(lie), salt]))
+
+
+def false_flag_claim(seed: int) -> Result:
+    pair = _to_play(seed)
+    cheater = pair.host if pair.host.my_turn else pair.joiner
+    setup = cheater.own_setup
+    assert setup is not None and cheater.view is not None
+    flag_pid = setup.ranks.index(Rank.FLAG)
+    opening = [flag_pid, int(Rank.FLAG), cheater._own.salts[flag_pid]]  # type: ignore[union-attr]
+    return _deliver_one(pair, cheater, forge(cheater, "claim_flag", {"claim": opening}))
+
+
+def illegal_move(seed: int) -> Result:
+    pair = _to_play(seed)
+    cheater = pair.host if pair.host.my_turn else pair.joiner
+    view = cheater.view
+    assert view is not None
+    piece = view.pieces(view.turn)[0]
+    src = view.square_of(piece)
+    assert src is not None
+    dst = src + 18 if src + 18 < 72 else src - 18  # two rows away: never legal
+    data = forge(cheater, "move", {"ply": view.ply, "from": src, "to": dst})
+    return _deliver_one(pair, cheater, data)
+
+
+def move_out_of_turn(seed: int) -> Result:
+    pair = _to_play(seed)
+    cheater = pair.joiner if pair.host.my_turn else pair.host
+    view = cheater.view
+    assert view is not None
+    own = cheater.side
+    src, dst = next(
+        (s, n) for p in view.pieces(own)  # type: ignore[arg-type]
+        if (s := view.square_of(p)) is not None
+        for n in _neighbours(s) if view.piece_at(n) is None
+    )
+    return _deliver_one(pair, cheater, forge(cheater, "move",
+                                             {"ply": view.ply, "from": src, "to": dst}))
+
+
+def _neighbours(sq: int) -> list[int]:
+    from p2pgotg.rules import neighbours
+
+    return list(neighbours(sq))
+
+
+def replay_other_game(seed: int) -> Result:
+    pair = _to_play(seed)
+    cheater = pair.host if pair.host.my_turn else pair.joiner
+    view = cheater.view
+    assert view is not None
+    move = view.legal_moves[0]
+    data = forge(cheater, "move", {"ply": view.ply, "from": move.from_square,
+                                   "to": move.to_square}, game=bytes(32))
+    return _deliver_one(pair, cheater, data)
+
+
+def drop_a_message(seed: int) -> Result:
+    pair = _to_play(seed)
+    cheater = pair.host if pair.host.my_turn else pair.joiner
+    view = cheater.view
+    assert view is not None
+    move = view.legal_moves[0]
+    data = forge(cheater, "move", {"ply": view.ply, "from": move.from_square,
+                                   "to": move.to_square}, seq=cheater.flow.next_seq(cheater.role) + 1)
+    return _deliver_one(pair, cheater, data)
+
+
+def equivocate(seed: int) -> Result:
+    pair = _to_play(seed)
+    rng = random.Random(seed)
+    cheater = pair.host if pair.host.my_turn else pair.joiner
+    view = cheater.view
+    assert view is not None
+    plain = [m for m in view.legal_moves if not view.is_challenge(m)]
+    first, second = rng.sample(plain, 2)
+    seq = cheater.flow.next_seq(cheater.role)
+    prev = cheater.flow.last_hash(cheater.role)
+    cheater.move(first)
+    pair.deliver()
+    data = forge(cheater, "move", {"ply": view.ply - 1, "from": second.from_square,
+                                   "to": second.to_square}, seq=seq, prev=prev)
+    return _deliver_one(pair, cheater, data)
+
+
+def move_after_resigning(seed: int) -> Result:
+    pair = _to_play(seed)
+    cheater = pair.host if pair.host.my_turn else pair.joiner
+    view = cheater.view
+    assert view is not None
+    move = view.legal_moves[0]
+    ply = view.ply
+    cheater.resign()
+    for data in cheater.data_to_send():
+        pair.peer(cheater.peer_role).receive(data)
+    pair.peer(cheater.peer_role).data_to_send()  # the honest side's audit: never delivered
+    data = forge(cheater, "move", {"ply": ply, "from": move.from_square, "to": move.to_square})
+    return _deliver_one(pair, cheater, data)
+
+
+# -- cheats at the audit --------------------------------------------------------------------
+
+def _finish_with_resignation(pair: Pair, resigner: Peer) -> None:
+    resigner.resign()
+    for data in resigner.data_to_send():  # the resignation and the resigner's audit
+        pair.peer(resigner.peer_role).receive(data)
+
+
+def audit_false_opening(seed: int) -> Result:
+    pair = _to_play(seed)
+    honest, cheater = pair.host, pair.joiner
+    _finish_with_resignation(pair, honest)
+    for data in honest.data_to_send():
+        cheater.receive(data)
+    (audit,) = cheater.data_to_send()
+    ranks = bytearray(Envelope.decode(audit).body()["ranks"])
+    i = next(i for i in range(21) if ranks[i] != Rank.GENERAL_OF_THE_ARMY)
+    ranks[i] = Rank.GENERAL_OF_THE_ARMY
+    return _deliver_one(pair, cheater, tamper(cheater, audit, ranks=bytes(ranks)))
+
+
+def wrong_composition(seed: int) -> Result:
+    pair = Pair.new(seed=f"scenario-{seed}")
+    pair.host.start()
+    pair.deliver()
+    pair.joiner.accept()
+    pair.deliver()
+    honest, cheater = pair.host, pair.joiner
+    side = cheater.side
+    assert side is not None
+    ranks = list(FULL_SET)
+    ranks[ranks.index(Rank.PRIVATE)] = Rank.GENERAL_OF_THE_ARMY  # two 5-star generals
+    squares = sorted(home_squares(side)[:21])
+    fake = object.__new__(Setup)  # a setup the honest code would never build
+    object.__setattr__(fake, "side", side)
+    object.__setattr__(fake, "placement", dict(zip(squares, ranks)))
+    cheater.commit_setup(fake)
+    pair.deliver()
+    honest.commit_setup(Setup.random(honest.side, random.Random(seed)))  # type: ignore[arg-type]
+    pair.deliver()
+    honest.resign()
+    resign, _honest_audit = honest.data_to_send()
+    cheater.flow.process(honest.role, resign)  # its honest code would refuse to go on
+    own = cheater._own
+    assert own is not None
+    audit = forge(cheater, "audit", {"ranks": bytes(own.setup.ranks),
+                                     "salts": b"".join(own.salts), "seed": own.seed})
+    return _deliver_one(pair, cheater, audit)
+
+
+def refuse_audit(seed: int) -> Result:
+    pair = _to_play(seed)
+    honest, cheater = pair.host, pair.joiner
+    _finish_with_resignation(pair, honest)
+    honest.claim_forfeit("abandoned")  # the driver's audit timeout expired
+    return Result(honest, None)
+
+
+def stall_on_challenge(seed: int) -> Result:
+    """The defender, having seen the attacker's rank, never answers: it loses on time."""
+    pair = _to_play(seed)
+    rng = random.Random(seed)
+    move = _play_until(pair, rng, _a_challenge)
+    attacker = pair.host if pair.host.my_turn else pair.joiner
+    cheater = pair.peer(attacker.peer_role)
+    attacker.move(move)  # type: ignore[arg-type]
+    for data in attacker.data_to_send():
+        cheater.receive(data)
+    cheater.data_to_send()  # the reply it withholds
+    attacker.claim_forfeit("time")
+    attacker.data_to_send()
+    return Result(attacker, None)
+
+
+def bad_signature(seed: int) -> Result:
+    from p2pgotg.crypto import key_from_seed
+
+    pair = _to_play(seed)
+    cheater = pair.host if pair.host.my_turn else pair.joiner
+    view = cheater.view
+    assert view is not None
+    move = view.legal_moves[0]
+    data = forge(cheater, "move", {"ply": view.ply, "from": move.from_square,
+                                   "to": move.to_square}, key=key_from_seed(bytes(32)))
+    return _deliver_one(pair, cheater, data)
+
+
+SCENARIOS: tuple[Scenario, ...] = (
+    Scenario("honest-game", "none: a whole honest game", None, None, 0, honest_game),
+    Scenario("honest-resignation", "none: a short game ended by resignation", None, None, 0,
+             honest_resignation),
+    Scenario("steer-coin", "open the coin commitment to another secret", JOINER,
+             "coin-open", 1, steer_coin),
+    Scenario("change-options", "accept other rule options than the host's", JOINER,
+             "options", 1, change_options),
+    Scenario("change-setup", "change the setup after seeing the opponent's", JOINER,
+             "setup-changed", 1, change_setup_after_commit),
+    Scenario("setup-outside-home", "a setup outside the home rows", JOINER,
+             "setup-squares", 1, setup_outside_home),
+    Scenario("reveal-before-commit", "show the setup before both are committed", JOINER,
+             "privacy-screen", 1, reveal_before_commit),
+    Scenario("attacker-lies", "lie about the attacker's rank in a challenge", None,
+             "false-opening", 1, attacker_lies),
+    Scenario("defender-lies", "lie about the defender's rank in a challenge", None,
+             "false-opening", 1, defender_lies),
+    Scenario("false-flag-claim", "claim a flag win that the rules do not give", None,
+             "false-flag-claim", 1, false_flag_claim),
+    Scenario("illegal-move", "a move the rules forbid", None, "illegal-move", 1,
+             illegal_move),
+    Scenario("out-of-turn", "move when it is not one's turn", None, "out-of-turn", 1,
+             move_out_of_turn),
+    Scenario("replay-other-game", "replay a message from another game", None, "game-id", 1,
+             replay_other_game),
+    Scenario("drop-message", "drop or reorder messages", None, "sequence", 1,
+             drop_a_message),
+    Scenario("equivocate", "send two different messages in the same place", None,
+             "equivocation", 1, equivocate),
+    Scenario("move-after-resigning", "play on after the game ended", None, "after-end", 1,
+             move_after_resigning),
+    Scenario("audit-false-opening", "open a commitment to another rank at the audit", JOINER,
+             "false-opening", 1, audit_false_opening),
+    Scenario("wrong-composition", "a setup with the wrong composition", JOINER,
+             "composition", 1, wrong_composition),
+    Scenario("refuse-audit", "refuse the audit", JOINER, "audit-refused", 1, refuse_audit),
+    Scenario("stall-on-challenge", "withhold the answer to a challenge", None, None, 0,
+             stall_on_challenge),
+)
+
+
+def write_transcripts(outdir: Path, seed: int = 1) -> dict[str, dict]:
+    """Write each scenario's honest-side transcript and a manifest of expected verdicts."""
+    outdir.mkdir(parents=True, exist_ok=True)
+    manifest = {}
+    for scenario in SCENARIOS:
+        result = scenario.run(seed)
+        honest = result.honest
+        data = encode_header(honest.role, honest.public_key) + b"".join(
+            encode_record(r) for r in honest.take_records())
+        name = f"{scenario.name}.gtr"
+        (outdir / name).write_bytes(data)
+        cheater = scenario.cheater or (result.error.violation.role if result.error else None)
+        if scenario.name == "refuse-audit":
+            cheater = JOINER
+        manifest[name] = {"cheat": scenario.cheat, "exit": scenario.exit_code,
+                          "cheater": cheater, "rule": scenario.rule,
+                          "owner": honest.role}
+    (outdir / "expected.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
+    return manifest
+
+
+if __name__ == "__main__":
+    write_transcripts(Path(sys.argv[1] if len(sys.argv) > 1 else "protocol/transcripts"))

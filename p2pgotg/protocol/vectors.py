@@ -1,0 +1,89 @@
+"""Test vectors for other implementations: fixed inputs, the hex bytes they must produce.
+
+    python -m p2pgotg.protocol.vectors > protocol/vectors.json
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from typing import Any
+
+from p2pgotg.crypto import (
+    coin_commitment,
+    host_is_white,
+    key_from_seed,
+    piece_commitment,
+    public_bytes,
+    seed_commitment,
+    setup_hash,
+)
+from p2pgotg.protocol.envelope import ZERO_HASH, body_hash, seal
+from p2pgotg.protocol.ids import game_id, options_bytes
+from p2pgotg.protocol.messages import Body
+from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions
+
+
+def _bytes(label: str, n: int = 32) -> bytes:
+    """Deterministic inputs: SHA-256 of a label, cut to n bytes."""
+    return hashlib.sha256(label.encode()).digest()[:n]
+
+
+def make_vectors() -> dict[str, Any]:
+    host_sk, joiner_sk = key_from_seed(_bytes("host seed")), key_from_seed(_bytes("joiner seed"))
+    host_key, joiner_key = public_bytes(host_sk), public_bytes(joiner_sk)
+    options = RuleOptions(FlagRule.SAFE_OR_SURVIVE, two_squares=True, chasing=False,
+                          challenge_mode=ChallengeMode.OPEN)
+    host_nonce, joiner_nonce = _bytes("host nonce"), _bytes("joiner nonce")
+    gid = game_id(host_nonce, joiner_nonce, host_key, joiner_key, 1, options)
+    salt = _bytes("salt 7")
+    commit = piece_commitment(gid, host_key, 7, 14, salt)
+    squares = bytes(range(21))
+    commits = [piece_commitment(gid, host_key, pid, rank, _bytes(f"salt {pid}"))
+               for pid, rank in enumerate([0, 1, 1, 2, 2, 2, 2, 2, 2, 3, 4, 5, 6, 7, 8, 9,
+                                            10, 11, 12, 13, 14])]
+    seed = _bytes("ot seed")
+    seed_c = seed_commitment(gid, host_key, seed)
+    host_coin, joiner_coin = _bytes("host coin"), _bytes("joiner coin")
+    body = Body("move", 12, _bytes("prev"), _bytes("ack"), gid,
+                {"ply": 6, "from": 20, "to": 29})
+    env = seal(host_sk, body)
+    return {
+        "about": "p2pgotg protocol v1 test vectors; inputs are SHA-256 of the given labels. "
+                 "See SPEC.md, 'Hashed byte layouts'.",
+        "keys": {
+            "host_seed": _bytes("host seed").hex(), "host_public": host_key.hex(),
+            "joiner_seed": _bytes("joiner seed").hex(), "joiner_public": joiner_key.hex(),
+        },
+        "game_id": {
+            "host_nonce": host_nonce.hex(), "joiner_nonce": joiner_nonce.hex(),
+            "version": 1, "options": options.to_dict(),
+            "options_bytes": options_bytes(options).hex(), "game_id": gid.hex(),
+        },
+        "piece_commitment": {
+            "game_id": gid.hex(), "owner_key": host_key.hex(), "piece_id": 7, "rank": 14,
+            "salt": salt.hex(), "commitment": commit.hex(),
+        },
+        "seed_commitment": {"seed": seed.hex(), "commitment": seed_c.hex()},
+        "setup_hash": {
+            "squares": squares.hex(), "commitments": [c.hex() for c in commits],
+            "seed_commitment": seed_c.hex(),
+            "hash": setup_hash(gid, host_key, squares, commits, seed_c).hex(),
+        },
+        "coin_toss": {
+            "host_secret": host_coin.hex(), "joiner_secret": joiner_coin.hex(),
+            "joiner_commitment": coin_commitment(gid, joiner_key, joiner_coin).hex(),
+            "host_is_white": host_is_white(gid, host_coin, joiner_coin),
+        },
+        "envelope": {
+            "body": env.body_bytes.hex(), "signature": env.signature.hex(),
+            "envelope": env.encode().hex(), "body_hash": body_hash(env.body_bytes).hex(),
+            "zero_hash": ZERO_HASH.hex(),
+        },
+    }
+
+
+if __name__ == "__main__":
+    json.dump(make_vectors(), sys.stdout, indent=2, sort_keys=True)
+    sys.stdout.write("\n")
