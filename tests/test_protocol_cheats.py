@@ -19,8 +19,10 @@ def test_each_cheat_is_caught_with_the_rule_named(scenario, seed) -> None:
     data = encode_header(honest.role, honest.public_key) + b"".join(
         encode_record(r) for r in honest.take_records())
     report = replay(parse(data))
-    if scenario.rule == "audit-refused":
-        assert result.error is None
+    if result.error is None:  # caught by the audit, a proof, or a claim: the verdict says
+        verdict = honest.flow.conclusion()
+        assert verdict is not None and not verdict.clean
+        assert verdict.rule == scenario.rule and verdict.cheater == honest.peer_role
     else:
         assert isinstance(result.error, RemoteProtocolError)
         assert result.error.violation.rule == scenario.rule
@@ -52,9 +54,10 @@ def test_a_failed_connection_refuses_further_use() -> None:
         result.honest.resign()
 
 
-def test_a_defender_who_withholds_its_answer_loses_on_time() -> None:
-    scenario = SCENARIOS[[s.name for s in SCENARIOS].index("stall-on-challenge")]
+@pytest.mark.parametrize("name", ["stall-on-challenge", "blind-attacker-aborts"])
+def test_a_side_that_withholds_its_part_of_a_challenge_loses_on_time(name: str) -> None:
+    scenario = SCENARIOS[[s.name for s in SCENARIOS].index(name)]
     result = scenario.run(1)
     verdict = result.honest.flow.conclusion()
     assert verdict is not None and verdict.winner == result.honest.role
-    assert verdict.termination.value == "time_forfeit"
+    assert verdict.termination is not None and verdict.termination.value == "time_forfeit"

@@ -10,10 +10,11 @@ from p2pgotg.protocol import HOST, JOINER, Peer, Phase, parse, replay
 from p2pgotg.protocol.events import AuditCompleted, GameEnded, MovePlayed
 from p2pgotg.protocol.pair import Pair
 from p2pgotg.protocol.transcript import encode_header, encode_record
-from p2pgotg.rules import FlagRule, RuleOptions, Termination
+from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions, Termination
 
 OPTION_SETS = [
     RuleOptions(),
+    RuleOptions(challenge_mode=ChallengeMode.BLIND),
     RuleOptions(two_squares=True, chasing=True),
     RuleOptions(flag_rule=FlagRule.IMMEDIATE),
     RuleOptions(flag_rule=FlagRule.ALWAYS_SURVIVE, two_squares=True),
@@ -25,7 +26,7 @@ def transcript_bytes(peer: Peer) -> bytes:
         encode_record(r) for r in peer.take_records())
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(10))
 def test_random_games_end_in_a_clean_agreed_audit(seed: int) -> None:
     options = OPTION_SETS[seed % len(OPTION_SETS)]
     pair = Pair.new(options, seed=f"games-{seed}")
@@ -158,3 +159,28 @@ def test_a_resent_message_is_applied_once() -> None:
     assert other.receive(data) == []  # a reconnect resent it: nothing happens twice
     assert other.view.ply == ply and first
     assert mover.messages_since(mover.flow.next_seq(mover.role) - 1) == [data]
+
+
+def test_a_blind_challenge_tells_each_side_only_the_outcome() -> None:
+    from p2pgotg.protocol.events import ChallengeStarted
+
+    pair = Pair.new(RuleOptions(challenge_mode=ChallengeMode.BLIND), seed="blind-view")
+    pair.handshake(rng=random.Random(6))
+    pair.play_random(random.Random(6))
+    challenges = [e for e in pair.events[HOST] if isinstance(e, MovePlayed)
+                  and e.record.result is not None]
+    assert challenges
+    assert all(e.attacker_rank is None and e.defender_rank is None for e in challenges)
+    started = [e for e in pair.events[JOINER] if isinstance(e, ChallengeStarted)]
+    assert started and all(e.attacker_rank is None for e in started)
+    # neither view learned an opponent rank from a challenge (a flag claim would be the
+    # only way during play, and this game ends by capture)
+    assert pair.host.flow.result[0] is Termination.FLAG_CAPTURED
+    for peer in (pair.host, pair.joiner):
+        view = peer.view
+        opponent = peer.side.other
+        pieces = [p for p in view.known_ranks() if p.side is opponent]
+        assert pieces == []
+        assert len(peer.flow.blind_log) == len(challenges)
+    verdict = pair.host.flow.verdict
+    assert verdict is not None and verdict.clean and verdict.audit_complete

@@ -83,7 +83,7 @@ class ChatReceived(Event):
 class GameEnded(Event):
     """The game is over; the audit follows and decides whether the result stands."""
 
-    termination: Termination
+    termination: Termination | None  # None: a proven violation ended it
     winner: str | None  # role, None for a draw
     winner_side: Side | None
 

@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from p2pgotg.crypto import coin_commitment, equal, host_is_white, piece_commitment, setup_hash
+from p2pgotg.crypto import coin_commitment, equal, host_is_white, ot, piece_commitment, setup_hash
 from p2pgotg.crypto.commitments import seed_commitment
 from p2pgotg.protocol.envelope import ZERO_HASH, Envelope
 from p2pgotg.protocol.errors import RuleViolation
@@ -39,6 +39,7 @@ from p2pgotg.protocol.verdict import Verdict
 from p2pgotg.protocol.wire import WireError
 from p2pgotg.rules import (
     ChallengeMode,
+    ChallengeResult,
     Game,
     IllegalMoveError,
     Move,
@@ -51,11 +52,37 @@ from p2pgotg.rules import (
     Side,
     Termination,
     home_squares,
+    resolve_challenge,
 )
 from p2pgotg.rules.ranks import composition_errors
 
 HOST, JOINER = "host", "joiner"
 ROLES = (HOST, JOINER)
+
+
+#: The blind mode's outcome indices: what an arbiter would announce, flags apart.
+BLIND_OUTCOMES: dict[int, tuple[ChallengeResult, str | None]] = {
+    0: (ChallengeResult.ATTACKER_WINS, None),
+    1: (ChallengeResult.DEFENDER_WINS, None),
+    2: (ChallengeResult.BOTH_ELIMINATED, None),
+    3: (ChallengeResult.ATTACKER_WINS, "defender"),  # the defender's flag is captured
+    4: (ChallengeResult.DEFENDER_WINS, "attacker"),  # the attacking flag is lost
+}
+
+
+def outcome_index(attacker: Rank, defender: Rank) -> int:
+    """The blind outcome of `attacker` challenging `defender` (chapter 1's table)."""
+    if defender is Rank.FLAG:
+        return 3
+    if attacker is Rank.FLAG:
+        return 4
+    return {ChallengeResult.ATTACKER_WINS: 0, ChallengeResult.DEFENDER_WINS: 1,
+            ChallengeResult.BOTH_ELIMINATED: 2}[resolve_challenge(attacker, defender)]
+
+
+def possible_outcomes(attacker: Rank) -> set[int]:
+    """Every outcome an attacker of this rank can get, whatever it challenges."""
+    return {outcome_index(attacker, d) for d in Rank}
 
 
 def other(role: str) -> str:
@@ -93,16 +120,41 @@ class _Reveal:
     squares: tuple[int, ...]
     commits: tuple[bytes, ...]
     seed_commit: bytes
+    ot: bytes | None = None  # the blind mode's OT sender key S
 
 
 @dataclass
 class _Pending:
-    """An open challenge waiting for the defender's opening."""
+    """A challenge waiting for its answer: the defender's opening (open mode), or the
+    defender's table and then the attacker's token (blind mode)."""
 
     attacker: str
     move: Move
     ply: int
-    rank: Rank
+    rank: Rank | None  # the attacker's declared rank (open mode)
+    n: int = -1  # blind mode: the challenge number
+    point: bytes = b""  # blind mode: the attacker's R
+    commits: tuple[bytes, ...] = ()  # blind mode: the defender's 5 token commitments
+    cts: tuple[bytes, ...] = ()  # blind mode: the defender's 15 ciphertexts
+    move_index: int = -1
+    reply_index: int = -1
+
+
+@dataclass(frozen=True)
+class BlindRecord:
+    """A finished blind challenge, everything the audit needs to replay it."""
+
+    n: int
+    attacker: str
+    attacker_pid: int
+    defender_pid: int
+    point: bytes
+    commits: tuple[bytes, ...]
+    cts: tuple[bytes, ...]
+    token: bytes
+    outcome: int
+    move_index: int  # transcript index of the attacker's move (its R)
+    reply_index: int  # transcript index of the defender's table
 
 
 class GameFlow:
@@ -125,9 +177,13 @@ class GameFlow:
         self.draw_offer: str | None = None
         self.end_role: str | None = None  # whose message ended the game
         self.end_seq: int | None = None
-        self.result: tuple[Termination, str | None] | None = None
+        self.result: tuple[Termination | None, str | None] | None = None
         self.audits: dict[str, tuple[bytes, bytes, bytes]] = {}
         self.verdict: Verdict | None = None
+        self.blind_log: list[BlindRecord] = []
+        self.used_points: set[bytes] = set()
+        self._multiples: dict[str, set[bytes]] = {}  # i*S for i in 1..15, per sender key
+        self._reveal_index: dict[str, int] = {}
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -312,7 +368,19 @@ class GameFlow:
         if list(squares) != sorted(set(squares)) or not set(squares) <= home:
             raise fail("setup-squares", "setup squares must be 21 distinct home squares in "
                        "ascending order")
-        self.reveals[role] = _Reveal(squares, commits, body["seed_commit"])
+        blind = self.options is not None and self.options.challenge_mode is ChallengeMode.BLIND
+        point = body.get("ot")
+        if blind:
+            if point is None:
+                raise fail("setup-fields", "a blind game's setup reveal carries the OT key S")
+            try:
+                ot.validate_point(point, "the OT key S")
+            except ot.OTError as exc:
+                raise fail("invalid-point", str(exc)) from None
+        elif point is not None:
+            raise fail("setup-fields", "an open game's setup reveal carries no OT key")
+        self.reveals[role] = _Reveal(squares, commits, body["seed_commit"], point)
+        self._reveal_index[role] = len(self.transcript)
         events: list[Event] = []
         if len(self.reveals) == 2:
             white, black = self.reveals[self.role_of(Side.WHITE)], self.reveals[
@@ -366,16 +434,27 @@ class GameFlow:
         opening = body.get("open")
         claim = body.get("claim")
         assert self.options is not None
-        if challenge:
-            if self.options.challenge_mode is not ChallengeMode.OPEN:
-                raise fail("mode", "blind challenges are not supported by this version")
+        blind = self.options.challenge_mode is ChallengeMode.BLIND
+        point = body.get("ot_r")
+        rank: Rank | None = None
+        if challenge and blind:
+            if opening is not None:
+                raise fail("opening-extra", "a blind challenge declares no rank")
+            if point is None:
+                raise fail("opening-missing", "a blind challenge carries the attacker's R")
+            if claim is not None:
+                raise fail("false-flag-claim", "a flag claim cannot ride on a challenge")
+            self._check_point(other(role), point, fail)
+        elif challenge:
             if opening is None:
                 raise fail("opening-missing", "an open challenge carries the attacker's opening")
+            if point is not None:
+                raise fail("opening-extra", "an open challenge carries no OT point")
             if claim is not None:
                 raise fail("false-flag-claim", "a flag claim cannot ride on a challenge")
             rank = self._check_opening(role, piece.pid, opening[0], opening[1], fail,
                                        "attacker's opening")
-        elif opening is not None:
+        elif opening is not None or point is not None:
             raise fail("opening-extra", "a plain move carries no opening")
         claim_piece = None
         if claim is not None:
@@ -401,7 +480,14 @@ class GameFlow:
         if body.get("draw"):
             self.draw_offer = role
             events.append(DrawOffered(role))
+        if challenge and blind:
+            self.used_points.add(point)
+            self.pending = _Pending(role, move, game.ply, None, len(self.blind_log), point,
+                                    move_index=len(self.transcript))
+            events.append(ChallengeStarted(role, move, None))
+            return events
         if challenge:
+            assert rank is not None
             game.reveal(piece, rank)
             self.pending = _Pending(role, move, game.ply, rank)
             events.append(ChallengeStarted(role, move, rank))
@@ -416,9 +502,111 @@ class GameFlow:
             events += self._end(role, game.outcome)
         return events
 
+    def _check_point(self, defender: str, point: bytes, fail: Any) -> None:
+        """A blind challenge's R: a proper group element, never seen before in this game,
+        and not i*S of the defender's key (which would make a slot key trivial)."""
+        try:
+            ot.validate_point(point, "the attacker's R")
+        except ot.OTError as exc:
+            raise fail("invalid-point", str(exc)) from None
+        if point in self.used_points:
+            raise fail("replayed-point", "this R was already used in this game")
+        S = self.reveals[defender].ot
+        assert S is not None
+        multiples = self._multiples.get(defender)
+        if multiples is None:
+            multiples, acc = set(), S
+            for _ in range(ot.SLOTS):
+                multiples.add(acc)
+                acc = ot.add_points(acc, S)
+            self._multiples[defender] = multiples
+        if point in multiples:
+            raise fail("invalid-point", "R is a multiple of the defender's S")
+
+    def _blind_pending(self, role: str, body: Body, fail: Any, *, attacker: bool,
+                       replied: bool) -> _Pending:
+        pending = self.pending
+        if self.phase is not Phase.PLAY or pending is None or pending.n < 0:
+            raise fail("out-of-turn", f"{body.type} without a blind challenge waiting")
+        if (pending.attacker == role) != attacker or bool(pending.cts) != replied:
+            raise fail("out-of-turn", f"{body.type} from the wrong side or at the wrong step")
+        if body["ply"] != pending.ply:
+            raise fail("out-of-turn", f"{body.type} for ply {body['ply']}, the challenge is at "
+                       f"ply {pending.ply}")
+        return pending
+
+    def _on_blind_reply(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
+        pending = self._blind_pending(role, body, fail, attacker=False, replied=False)
+        c, e = body["commits"], body["cts"]
+        pending.commits = tuple(c[i * 32:(i + 1) * 32] for i in range(ot.OUTCOMES))
+        pending.cts = tuple(e[i * 32:(i + 1) * 32] for i in range(ot.SLOTS))
+        pending.reply_index = len(self.transcript)
+        return []
+
+    def _on_blind_outcome(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
+        pending = self._blind_pending(role, body, fail, attacker=True, replied=True)
+        assert self.game_id is not None and self.game is not None
+        outcome = ot.find_outcome(self.game_id, pending.n, body["token"], pending.commits)
+        if outcome is None:
+            raise fail("blind-token", "the token opens none of the defender's commitments "
+                       "(an attacker who found that should have sent a proof)")
+        result, lost = BLIND_OUTCOMES[outcome]
+        game = self.game
+        defender = game.piece_at(pending.move.to_square)
+        attacker = game.piece_at(pending.move.from_square)
+        assert defender is not None and attacker is not None
+        lost_flag = {"attacker": attacker.side, "defender": defender.side, None: None}[lost]
+        try:
+            record = game.push(pending.move, result, lost_flag)
+        except IllegalMoveError as exc:
+            raise fail("blind-outcome", f"the outcome contradicts a known rank: {exc}") from None
+        self.blind_log.append(BlindRecord(pending.n, role, attacker.pid, defender.pid,
+                                          pending.point, pending.commits, pending.cts,
+                                          body["token"], outcome, pending.move_index,
+                                          pending.reply_index))
+        self.pending = None
+        events: list[Event] = [MovePlayed(role, record)]
+        if game.outcome is not None:
+            events += self._end(role, game.outcome)
+        return events
+
+    def _on_blind_proof(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
+        """The attacker shows the defender's table gave it no valid outcome."""
+        pending = self._blind_pending(role, body, fail, attacker=True, replied=True)
+        assert self.game_id is not None and self.game is not None
+        attacker = self.game.piece_at(pending.move.from_square)
+        assert attacker is not None
+        rank = self._check_opening(role, attacker.pid, body["open"][0], body["open"][1], fail,
+                                   "proof's opening")
+        S = self.reveals[other(role)].ot
+        assert S is not None
+        try:
+            if ot.receiver_point(body["x"], S, int(rank) + 1) != pending.point:
+                raise fail("false-proof", "x and the opened rank do not give the R sent")
+            token = ot.receiver_decrypt(body["x"], S, pending.point, self.game_id, pending.n,
+                                        int(rank) + 1, pending.cts)
+        except ot.OTError as exc:
+            raise fail("false-proof", str(exc)) from None
+        outcome = ot.find_outcome(self.game_id, pending.n, token, pending.commits)
+        if outcome is not None and outcome in possible_outcomes(rank):
+            raise fail("false-proof", "the slot decrypts to a valid outcome for that rank")
+        what = ("opens none of its commitments" if outcome is None
+                else f"gives outcome {outcome}, impossible for a {rank.display_name}")
+        self.pending = None
+        events = self._finish(role, None, role)
+        self.verdict = Verdict(None, role, clean=False, audit_complete=False,
+                               cheater=other(role), rule="blind-bad-token",
+                               detail=f"the defender's table for challenge {pending.n} "
+                               f"{what}; the attacker's proof is message "
+                               f"{len(self.transcript)}",
+                               index=len(self.transcript))
+        self.phase = Phase.DONE
+        return events + [AuditCompleted(self.verdict)]
+
     def _on_reply(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
         pending = self.pending
-        if self.phase is not Phase.PLAY or pending is None or pending.attacker == role:
+        if self.phase is not Phase.PLAY or pending is None or pending.attacker == role \
+                or pending.n >= 0:
             raise fail("out-of-turn", "a reply comes only from the defender of a challenge")
         if body["ply"] != pending.ply:
             raise fail("out-of-turn", f"a reply for ply {body['ply']}, the challenge is at "
@@ -493,7 +681,9 @@ class GameFlow:
             self.game.end(outcome)
         return self._finish(role, outcome.termination, winner)
 
-    def _finish(self, role: str, termination: Termination, winner: str | None) -> list[Event]:
+    def _finish(self, role: str, termination: Termination | None, winner: str | None
+                ) -> list[Event]:
+        """The game is over (`termination` None: ended by a proven violation)."""
         self.result = (termination, winner)
         self.end_role, self.end_seq = role, self.next_seq(role)
         started = self.game is not None
@@ -578,16 +768,52 @@ class GameFlow:
         problem = self._replay()
         termination, winner = self.result
         if problem is not None:
-            cheater, rule, detail = problem
+            cheater, rule, detail, index = problem
             self.verdict = Verdict(None, other(cheater), clean=False, audit_complete=True,
-                                   cheater=cheater, rule=rule, detail=detail,
-                                   index=len(self.transcript) - 1)
+                                   cheater=cheater, rule=rule, detail=detail, index=index)
         else:
             self.verdict = Verdict(termination, winner, clean=True, audit_complete=True)
         self.phase = Phase.DONE
         return [AuditCompleted(self.verdict)]
 
-    def _replay(self) -> tuple[str, str, str] | None:
+    def _replay_blind(self) -> tuple[str, str, str, int] | None:
+        """Every blind challenge again, byte for byte, from the opened seeds and ranks."""
+        assert self.game_id is not None and self.options is not None
+        if self.options.challenge_mode is not ChallengeMode.BLIND:
+            return None
+        keys = {}
+        for role in ROLES:
+            y, S = ot.sender_keypair(self.audits[role][2])
+            if S != self.reveals[role].ot:
+                return (role, "blind-sender-key", "the OT key S is not the one its seed gives",
+                        self._reveal_index[role])
+            keys[role] = y, S
+        for rec in self.blind_log:
+            defender = other(rec.attacker)
+            a_rank = Rank(self.audits[rec.attacker][0][rec.attacker_pid])
+            d_rank = Rank(self.audits[defender][0][rec.defender_pid])
+            a_seed, d_seed = self.audits[rec.attacker][2], self.audits[defender][2]
+            y, S = keys[defender]
+            if not ot.check_receiver(a_seed, rec.n, S, int(a_rank) + 1, rec.point):
+                return rec.attacker, "blind-wrong-input", (
+                    f"challenge {rec.n}: R is not what the seed and the attacker's committed "
+                    f"rank ({a_rank.display_name}) give"), rec.move_index
+            tokens = ot.outcome_tokens(d_seed, rec.n)
+            commits = tuple(ot.token_commitment(self.game_id, rec.n, o, t)
+                            for o, t in enumerate(tokens))
+            if commits != rec.commits:
+                return defender, "blind-wrong-table", (
+                    f"challenge {rec.n}: the token commitments are not the seed's"), \
+                    rec.reply_index
+            table = [tokens[outcome_index(Rank(i), d_rank)] for i in range(ot.SLOTS)]
+            if not ot.check_sender(d_seed, S, rec.point, self.game_id, rec.n, table,
+                                   list(rec.cts)):
+                return defender, "blind-wrong-table", (
+                    f"challenge {rec.n}: the ciphertexts do not encode the rules' outcomes "
+                    f"for a defending {d_rank.display_name}"), rec.reply_index
+        return None
+
+    def _replay(self) -> tuple[str, str, str, int] | None:
         """Replay every move with every rank known; None when all agrees."""
         assert self.game is not None and self.options is not None
         setups = {}
@@ -596,19 +822,24 @@ class GameFlow:
             ranks = self.audits[role][0]
             placement = {sq: Rank(ranks[pid]) for pid, sq in enumerate(self.reveals[role].squares)}
             setups[side] = Setup(side, placement)
+        problem = self._replay_blind()
+        if problem is not None:
+            return problem
         full = Game.from_setups(setups[Side.WHITE], setups[Side.BLACK], self.options)
         for record in self.game.history:
             try:
                 full.push(record.move, record.result, record.lost_flag)
             except IllegalMoveError as exc:
                 defender = self.role_of(record.side.other)
-                return defender, "challenge-result", f"replaying {record.move.text()}: {exc}"
+                return (defender, "challenge-result", f"replaying {record.move.text()}: {exc}",
+                        len(self.transcript) - 1)
         public = self.game.outcome
         if public is not None and public.termination is Termination.FLAG_REACHED_BACK_RANK:
             assert public.winner is not None
             flag = next(p for p in full.pieces(public.winner) if full.rank_of(p) is Rank.FLAG)
             problem = full.flag_claim_problem(public.winner, flag)
             if problem:
-                return self.role_of(public.winner), "false-flag-claim", problem
+                return (self.role_of(public.winner), "false-flag-claim", problem,
+                        len(self.transcript) - 1)
         return None
 

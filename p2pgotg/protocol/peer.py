@@ -17,6 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import (
     coin_commitment,
+    ot,
     piece_commitment,
     public_bytes,
     seed_commitment,
@@ -30,9 +31,17 @@ from p2pgotg.protocol.errors import (
     RuleViolation,
 )
 from p2pgotg.protocol.events import Event, GameStarted
-from p2pgotg.protocol.flow import HOST, JOINER, GameFlow, Phase, other
+from p2pgotg.protocol.flow import (
+    HOST,
+    JOINER,
+    GameFlow,
+    Phase,
+    other,
+    outcome_index,
+    possible_outcomes,
+)
 from p2pgotg.protocol.messages import MAX_CHAT, PROTOCOL_VERSION, Body
-from p2pgotg.rules import Game, Move, Piece, Rank, RuleOptions, Setup, Side
+from p2pgotg.rules import ChallengeMode, Game, Move, Piece, Rank, RuleOptions, Setup, Side
 
 RandBytes = Callable[[int], bytes]
 
@@ -214,7 +223,10 @@ class Peer:
         target = game.piece_at(move.to_square)
         if piece is not None and piece.side is self.side and target is not None \
                 and target.side is not self.side:
-            fields["open"] = self._opening(piece.pid)
+            if self._blind:
+                fields["ot_r"] = self._attacker_point(piece.pid)
+            else:
+                fields["open"] = self._opening(piece.pid)
         if claim is not None:
             fields["claim"] = [claim.pid, *self._opening(claim.pid)]
         if offer_draw:
@@ -307,6 +319,59 @@ class Peer:
             raise LocalProtocolError("no such piece of ours")
         return [int(self._own.setup.ranks[pid]), self._own.salts[pid]]
 
+    @property
+    def _blind(self) -> bool:
+        options = self.flow.options
+        return options is not None and options.challenge_mode is ChallengeMode.BLIND
+
+    def _sender_keypair(self) -> tuple[bytes, bytes]:
+        """(y, S): our OT sender key for the whole game, from our committed seed."""
+        assert self._own is not None
+        return ot.sender_keypair(self._own.seed)
+
+    def _attacker_point(self, pid: int) -> bytes:
+        """R for the next blind challenge, from our seed and our piece's rank."""
+        assert self._own is not None
+        S = self.flow.reveals[self.peer_role].ot
+        assert S is not None
+        choice = int(self._own.setup.ranks[pid]) + 1
+        return ot.receiver_choose(self._own.seed, len(self.flow.blind_log), S, choice)[1]
+
+    def _blind_duty(self) -> list[Event]:
+        """Our part of a blind challenge in flight: the table (as defender), or the token
+        or a proof of a bad table (as attacker). Computed once: the message is stored."""
+        flow, own = self.flow, self._own
+        pending, game = flow.pending, flow.game
+        if pending is None or pending.n < 0 or own is None or game is None:
+            return []
+        gid = self._gid
+        if pending.attacker == self.peer_role and not pending.cts:
+            defender = game.piece_at(pending.move.to_square)
+            assert defender is not None
+            y, S = self._sender_keypair()
+            tokens = ot.outcome_tokens(own.seed, pending.n)
+            d_rank = own.setup.ranks[defender.pid]
+            table = [tokens[outcome_index(Rank(i), d_rank)] for i in range(ot.SLOTS)]
+            cts = ot.sender_ciphertexts(y, S, pending.point, gid, pending.n, table)
+            commits = [ot.token_commitment(gid, pending.n, o, t) for o, t in enumerate(tokens)]
+            return self._send("blind_reply", {"ply": pending.ply, "commits": b"".join(commits),
+                                              "cts": b"".join(cts)})
+        if pending.attacker == self.role and pending.cts:
+            attacker = game.piece_at(pending.move.from_square)
+            assert attacker is not None
+            rank = own.setup.ranks[attacker.pid]
+            S = flow.reveals[self.peer_role].ot
+            assert S is not None
+            x = ot.receiver_scalar(own.seed, pending.n)
+            token = ot.receiver_decrypt(x, S, pending.point, gid, pending.n, int(rank) + 1,
+                                        pending.cts)
+            outcome = ot.find_outcome(gid, pending.n, token, pending.commits)
+            if outcome is None or outcome not in possible_outcomes(rank):
+                return self._send("blind_proof", {"ply": pending.ply, "x": x,
+                                                  "open": self._opening(attacker.pid)})
+            return self._send("blind_outcome", {"ply": pending.ply, "token": token})
+        return []
+
     def _game_for(self, what: str) -> Game:
         game = self.flow.game
         if game is None or self.flow.is_over:
@@ -360,11 +425,16 @@ class Peer:
             events += self._send("coin_open", {"secret": self._coin})
         elif flow.phase is Phase.SETUP and self._own is not None \
                 and len(flow.setup_commits) == 2 and self.role not in flow.reveals:
-            events += self._send("setup_reveal", {
+            fields = {
                 "squares": bytes(self._own.setup.squares),
                 "commits": b"".join(self._commits()),
                 "seed_commit": seed_commitment(self._gid, self.public_key, self._own.seed),
-            })
+            }
+            if self._blind:
+                fields["ot"] = self._sender_keypair()[1]
+            events += self._send("setup_reveal", fields)
+        elif flow.phase is Phase.PLAY and flow.pending is not None and flow.pending.n >= 0:
+            events += self._blind_duty()
         elif flow.phase is Phase.PLAY and flow.pending is not None \
                 and flow.pending.attacker == self.peer_role and flow.game is not None:
             defender = flow.game.piece_at(flow.pending.move.to_square)

@@ -16,14 +16,23 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from p2pgotg.crypto import piece_commitment, seed_commitment, setup_hash
+from p2pgotg.crypto import ot, piece_commitment, seed_commitment, setup_hash
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.errors import RemoteProtocolError
-from p2pgotg.protocol.flow import JOINER
+from p2pgotg.protocol.flow import HOST, JOINER, outcome_index
 from p2pgotg.protocol.pair import Pair, forge, tamper
 from p2pgotg.protocol.peer import Peer
 from p2pgotg.protocol.transcript import encode_header, encode_record
-from p2pgotg.rules import FULL_SET, Move, Rank, RuleOptions, Setup, Side, home_squares
+from p2pgotg.rules import (
+    FULL_SET,
+    ChallengeMode,
+    Move,
+    Rank,
+    RuleOptions,
+    Setup,
+    Side,
+    home_squares,
+)
 
 
 @dataclass
@@ -227,7 +236,7 @@ def defender_lies(seed: int) -> Result:
     attacker.move(move)  # type: ignore[arg-type]
     for data in attacker.data_to_send():
         cheater.receive(data)
-    (reply,) = cheater.data_to_send()
+    reply = cheater.data_to_send()[0]  # (its audit may follow, if the reply ended the game)
     rank, salt = Envelope.decode(reply).body()["open"]
     lie = Rank.SPY if rank != Rank.SPY else Rank.PRIVATE
     return _deliver_one(pair, cheater, tamper(cheater, reply, open=[int(lie), salt]))
@@ -418,6 +427,256 @@ def bad_signature(seed: int) -> Result:
     return _deliver_one(pair, cheater, data)
 
 
+# -- cheats in the blind mode ---------------------------------------------------------------
+
+BLIND = RuleOptions(challenge_mode=ChallengeMode.BLIND)
+
+
+class CheatingPeer(Peer):
+    """A peer whose honest code is bent in one place of the blind challenge, consistently,
+    so that its own chain of messages stays valid and only the audit (or the attacker's
+    proof) can tell."""
+
+    garble_slot: int | None = None  # as defender: spoil this slot's ciphertext (1..15)
+    rotate_outcomes: bool = False  # as defender: swap the attacker-wins and defender-wins tokens
+    fake_rank: Rank | None = None  # as attacker: choose the slot of this rank instead
+    withhold_outcome: bool = False  # as attacker: learn the outcome, then say nothing
+    other_sender_seed: bytes | None = None  # publish and use an S not from the committed seed
+
+    def _sender_keypair(self) -> tuple[bytes, bytes]:
+        if self.other_sender_seed is None:
+            return super()._sender_keypair()
+        return ot.sender_keypair(self.other_sender_seed)
+
+    def _attacker_point(self, pid: int) -> bytes:
+        if self.fake_rank is None:
+            return super()._attacker_point(pid)
+        S = self.flow.reveals[self.peer_role].ot
+        assert S is not None and self._own is not None
+        return ot.receiver_choose(self._own.seed, len(self.flow.blind_log), S,
+                                  int(self.fake_rank) + 1)[1]
+
+    def _blind_duty(self) -> list:
+        pending, own = self.flow.pending, self._own
+        assert own is not None
+        if pending is not None and pending.attacker == self.role and pending.cts:
+            if self.withhold_outcome:
+                return []
+            if self.fake_rank is not None:  # decrypt the slot it really chose
+                S = self.flow.reveals[self.peer_role].ot
+                assert S is not None
+                x = ot.receiver_scalar(own.seed, pending.n)
+                token = ot.receiver_decrypt(x, S, pending.point, self._gid, pending.n,
+                                            int(self.fake_rank) + 1, pending.cts)
+                return self._send("blind_outcome", {"ply": pending.ply, "token": token})
+        if pending is not None and pending.attacker == self.peer_role and not pending.cts and (
+                self.garble_slot is not None or self.rotate_outcomes):
+            gid, game = self._gid, self.flow.game
+            assert game is not None
+            defender = game.piece_at(pending.move.to_square)
+            assert defender is not None
+            y, S = self._sender_keypair()
+            tokens = ot.outcome_tokens(own.seed, pending.n)
+            d_rank = own.setup.ranks[defender.pid]
+            swap = {0: 1, 1: 0} if self.rotate_outcomes else {}  # winner and loser swapped
+            table = [tokens[swap.get(o, o)] for o in
+                     (outcome_index(Rank(i), d_rank) for i in range(15))]
+            cts = ot.sender_ciphertexts(y, S, pending.point, gid, pending.n, table)
+            if self.garble_slot is not None:
+                i = self.garble_slot - 1
+                cts[i] = bytes(b ^ 0x55 for b in cts[i])
+            commits = [ot.token_commitment(gid, pending.n, o, t) for o, t in enumerate(tokens)]
+            return self._send("blind_reply", {"ply": pending.ply, "commits": b"".join(commits),
+                                              "cts": b"".join(cts)})
+        return super()._blind_duty()
+
+
+def _blind_pair(seed: int, cheater_role: str, **bends: object) -> Pair:
+    pair = Pair.new(BLIND, seed=f"blind-scenario-{seed}")
+    cheater = pair.peer(cheater_role)
+    cheater.__class__ = CheatingPeer
+    for name, value in bends.items():
+        setattr(cheater, name, value)
+    pair.handshake(rng=random.Random(seed))
+    return pair
+
+
+def _blind_challenge_by(pair: Pair, attacker_role: str, seed: int) -> Move:
+    """Random play until `attacker_role` is to move and can challenge with a piece that is
+    not its flag (a flag's own view would refuse some of the bent outcomes)."""
+    rng = random.Random(seed)
+
+    def want(peer: Peer) -> Move | None:
+        view = peer.view
+        if peer.role != attacker_role or view is None:
+            return None
+        return next((m for m in view.legal_moves if view.is_challenge(m) and view.rank_of(
+            view.piece_at(m.from_square)) is not Rank.FLAG), None)  # type: ignore[arg-type]
+
+    return _play_until(pair, rng, want)  # type: ignore[return-value]
+
+
+def _finish_blind(pair: Pair, honest: Peer) -> Result:
+    """The honest side resigns at once; both audits follow; the verdict is the audit's."""
+    honest.resign()
+    pair.deliver()
+    return Result(honest, None)
+
+
+def blind_garbled_other_slot(seed: int) -> Result:
+    """The defender spoils a slot the attacker did not choose: only the audit can tell."""
+    pair = _blind_pair(seed, JOINER)
+    move = _blind_challenge_by(pair, HOST, seed)
+    host = pair.host
+    rank = host.own_setup.ranks[host.view.piece_at(move.from_square).pid]  # type: ignore
+    pair.joiner.garble_slot = 15 if rank != Rank.GENERAL_OF_THE_ARMY else 1  # type: ignore
+    host.move(move)
+    pair.deliver()
+    return _finish_blind(pair, host)
+
+
+def blind_garbled_chosen_slot(seed: int) -> Result:
+    """The defender spoils the attacker's slot: the attacker proves it at once."""
+    pair = _blind_pair(seed, JOINER)
+    move = _blind_challenge_by(pair, HOST, seed)
+    host = pair.host
+    rank = host.own_setup.ranks[host.view.piece_at(move.from_square).pid]  # type: ignore
+    pair.joiner.garble_slot = int(rank) + 1  # type: ignore[attr-defined]
+    host.move(move)
+    pair.deliver()
+    return Result(host, None)
+
+
+def blind_wrong_outcome(seed: int) -> Result:
+    """The defender encodes valid tokens for the wrong outcomes."""
+    pair = _blind_pair(seed, JOINER)
+    joiner = pair.joiner
+    rng = random.Random(seed)
+
+    def want(peer: Peer) -> Move | None:  # the scenario may look at both views
+        view, mine = peer.view, joiner.view
+        if peer.role != HOST or view is None or mine is None:
+            return None
+        return next((m for m in view.legal_moves if view.is_challenge(m)
+                     and mine.rank_of(mine.piece_at(m.to_square)) is not Rank.FLAG  # type: ignore
+                     and view.rank_of(view.piece_at(m.from_square)) is not Rank.FLAG),  # type: ignore
+                    None)
+
+    move = _play_until(pair, rng, want)
+    pair.joiner.rotate_outcomes = True  # type: ignore[attr-defined]
+    pair.host.move(move)
+    pair.deliver()
+    pair.joiner.rotate_outcomes = False  # type: ignore[attr-defined]
+    if pair.host.flow.is_over:
+        return Result(pair.host, None)
+    return _finish_blind(pair, pair.host)
+
+
+def blind_attacker_other_rank(seed: int) -> Result:
+    """The attacker asks for the slot of a rank it does not have."""
+    pair = _blind_pair(seed, JOINER)
+    move = _blind_challenge_by(pair, JOINER, seed)
+    joiner = pair.joiner
+    rank = joiner.own_setup.ranks[joiner.view.piece_at(move.from_square).pid]  # type: ignore
+    joiner.fake_rank = Rank.SPY if rank != Rank.SPY else Rank.PRIVATE  # type: ignore
+    joiner.move(move)
+    pair.deliver()
+    joiner.fake_rank = None  # type: ignore[attr-defined]
+    if pair.host.flow.is_over:
+        return Result(pair.host, None)
+    return _finish_blind(pair, pair.host)
+
+
+def blind_attacker_aborts(seed: int) -> Result:
+    """The attacker learns the outcome and goes silent: it loses on time."""
+    pair = _blind_pair(seed, JOINER, withhold_outcome=True)
+    move = _blind_challenge_by(pair, JOINER, seed)
+    pair.joiner.move(move)
+    pair.deliver()
+    pair.host.claim_forfeit("time")
+    pair.host.data_to_send()
+    return Result(pair.host, None)
+
+
+def blind_replayed_point(seed: int) -> Result:
+    pair = Pair.new(BLIND, seed=f"blind-scenario-{seed}")
+    pair.handshake(rng=random.Random(seed))
+    rng = random.Random(seed)
+    first = _play_until(pair, rng, _a_challenge)
+    attacker = pair.host if pair.host.my_turn else pair.joiner
+    attacker.move(first)  # type: ignore[arg-type]
+    used = Envelope.decode(attacker.flow.senders[attacker.role].envelopes[-1]).body()["ot_r"]
+    pair.deliver()
+    while not pair.host.flow.is_over:
+        mover = pair.host if pair.host.my_turn else pair.joiner
+        challenge = _a_challenge(mover)
+        if mover is attacker and challenge is not None:
+            view = mover.view
+            assert view is not None
+            data = forge(mover, "move", {"ply": view.ply, "from": challenge.from_square,
+                                         "to": challenge.to_square, "ot_r": used})
+            return _deliver_one(pair, mover, data)
+        mover.move(rng.choice(mover.view.legal_moves))  # type: ignore[union-attr]
+        pair.deliver()
+    raise RuntimeError("no second challenge came")
+
+
+def blind_invalid_point(seed: int) -> Result:
+    pair = Pair.new(BLIND, seed=f"blind-scenario-{seed}")
+    pair.handshake(rng=random.Random(seed))
+    move = _play_until(pair, random.Random(seed), _a_challenge)
+    attacker = pair.host if pair.host.my_turn else pair.joiner
+    view = attacker.view
+    assert view is not None
+    small_order = bytes(32)  # encodes a point of order 4
+    data = forge(attacker, "move", {"ply": view.ply, "from": move.from_square,  # type: ignore
+                                    "to": move.to_square, "ot_r": small_order})  # type: ignore
+    return _deliver_one(pair, attacker, data)
+
+
+def blind_other_sender_key(seed: int) -> Result:
+    """The defender's published S is not the one its committed seed gives."""
+    pair = _blind_pair(seed, JOINER, other_sender_seed=bytes(range(32)))
+    move = _blind_challenge_by(pair, HOST, seed)
+    pair.host.move(move)
+    pair.deliver()
+    if pair.host.flow.is_over:
+        return Result(pair.host, None)
+    return _finish_blind(pair, pair.host)
+
+
+def _blind_waiting_for_attacker(seed: int) -> tuple[Pair, Peer, Peer]:
+    """A blind challenge by the joiner, the host's table delivered, the joiner's answer
+    held back: (pair, attacker, defender)."""
+    pair = _blind_pair(seed, JOINER, withhold_outcome=True)
+    move = _blind_challenge_by(pair, JOINER, seed)
+    pair.joiner.move(move)
+    pair.deliver()
+    return pair, pair.joiner, pair.host
+
+
+def blind_token_not_given(seed: int) -> Result:
+    """The attacker announces a token the transfer did not give it."""
+    pair, attacker, defender = _blind_waiting_for_attacker(seed)
+    pending = attacker.flow.pending
+    assert pending is not None
+    data = forge(attacker, "blind_outcome", {"ply": pending.ply, "token": bytes(32)})
+    return _deliver_one(pair, attacker, data)
+
+
+def blind_false_proof(seed: int) -> Result:
+    """The attacker claims a bad table when the table was good."""
+    pair, attacker, defender = _blind_waiting_for_attacker(seed)
+    pending, own, view = attacker.flow.pending, attacker._own, attacker.view
+    assert pending is not None and own is not None and view is not None
+    piece = view.piece_at(pending.move.from_square)
+    assert piece is not None
+    x = ot.receiver_scalar(own.seed, pending.n)
+    data = forge(attacker, "blind_proof", {"ply": pending.ply, "x": x,
+                                           "open": attacker._opening(piece.pid)})
+    return _deliver_one(pair, attacker, data)
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("honest-game", "none: a whole honest game", None, None, 0, honest_game),
     Scenario("honest-resignation", "none: a short game ended by resignation", None, None, 0,
@@ -457,7 +716,36 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("refuse-audit", "refuse the audit", JOINER, "audit-refused", 1, refuse_audit),
     Scenario("stall-on-challenge", "withhold the answer to a challenge", None, None, 0,
              stall_on_challenge),
+    Scenario("blind-honest-game", "none: a whole honest blind-mode game", None, None, 0,
+             lambda seed: _blind_honest(seed)),
+    Scenario("blind-garbled-slot", "blind: the defender spoils a slot the attacker did not "
+             "choose", JOINER, "blind-wrong-table", 1, blind_garbled_other_slot),
+    Scenario("blind-garbled-chosen-slot", "blind: the defender spoils the attacker's slot",
+             JOINER, "blind-bad-token", 1, blind_garbled_chosen_slot),
+    Scenario("blind-wrong-outcome", "blind: the defender encodes a wrong outcome", JOINER,
+             "blind-wrong-table", 1, blind_wrong_outcome),
+    Scenario("blind-attacker-other-rank", "blind: the attacker uses another rank", JOINER,
+             "blind-wrong-input", 1, blind_attacker_other_rank),
+    Scenario("blind-attacker-aborts", "blind: the attacker aborts after learning the outcome",
+             None, None, 0, blind_attacker_aborts),
+    Scenario("blind-replayed-point", "blind: a replayed OT point", None, "replayed-point", 1,
+             blind_replayed_point),
+    Scenario("blind-invalid-point", "blind: an invalid OT point", None, "invalid-point", 1,
+             blind_invalid_point),
+    Scenario("blind-other-sender-key", "blind: an OT key S not from the committed seed",
+             JOINER, "blind-sender-key", 1, blind_other_sender_key),
+    Scenario("blind-token-not-given", "blind: announce a token the transfer did not give",
+             JOINER, "blind-token", 1, blind_token_not_given),
+    Scenario("blind-false-proof", "blind: a false proof of a bad table", JOINER,
+             "false-proof", 1, blind_false_proof),
 )
+
+
+def _blind_honest(seed: int) -> Result:
+    pair = Pair.new(BLIND, seed=f"blind-scenario-{seed}")
+    pair.handshake(rng=random.Random(seed))
+    pair.play_random(random.Random(seed))
+    return Result(pair.host, None)
 
 
 def write_transcripts(outdir: Path, seed: int = 1) -> dict[str, dict]:
@@ -471,9 +759,9 @@ def write_transcripts(outdir: Path, seed: int = 1) -> dict[str, dict]:
             encode_record(r) for r in honest.take_records())
         name = f"{scenario.name}.gtr"
         (outdir / name).write_bytes(data)
-        cheater = scenario.cheater or (result.error.violation.role if result.error else None)
-        if scenario.name == "refuse-audit":
-            cheater = JOINER
+        verdict = honest.flow.conclusion()
+        cheater = (result.error.violation.role if result.error
+                   else verdict.cheater if verdict is not None else None)
         manifest[name] = {"cheat": scenario.cheat, "exit": scenario.exit_code,
                           "cheater": cheater, "rule": scenario.rule,
                           "owner": honest.role}
