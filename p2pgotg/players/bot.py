@@ -1,0 +1,499 @@
+"""A bot that plays from its own view only: a one-ply evaluation over the legal moves, with
+a belief about every opponent piece (`p2pgotg.players.belief`).
+
+What it weighs, in order of priority:
+
+1. A flag win it can claim now (`ClaimFlag`); resigning when the game is lost: the
+   opponent can tell which piece is our flag and every move leaves an enemy piece next
+   to it, or two pieces are left against ten or more and no flag run is possible.
+2. A flag run that no enemy piece can catch: the flag goes home when every square of its
+   path is farther from every enemy piece than the number of turns the flag needs to get
+   there (Manhattan distance ignores blockers, so this errs on the safe side).
+3. For each legal move, a score in "piece value" units:
+   - a challenge: the expected gain over the opponent piece's possible ranks (its capture
+     is worth its value, the flag wins the game; losing costs our piece), plus what we learn
+     (open mode), minus the risk to the winner on its new square;
+   - a plain move: the risk the piece runs where it stands against where it goes (enemy
+     pieces next to it that may beat it), and its pull towards the best target it can see;
+   - always: how exposed our flag is (open squares next to it that enemy pieces can reach)
+     before and after, and a penalty for walking the flag forward without a safe run.
+   A little noise from the bot's `rng` breaks ties, so games differ.
+4. A draw offer in dead positions (a long stretch without a challenge at equal material, or
+   very few pieces left), and an answer to the opponent's offer from the material balance.
+
+The bot never reads a rank its view does not hold; given a full view it simply knows more.
+
+>>> import random
+>>> from p2pgotg.rules import Game, Side
+>>> bot = Bot(Side.WHITE, random.Random(1))
+>>> other = Bot(Side.BLACK, random.Random(2))
+>>> w, b = bot.choose_setup(), other.choose_setup()
+>>> view = Game.for_player(w, b.squares)
+>>> action = bot.choose_action(view)
+>>> isinstance(action, PlayMove) and action.move in view.legal_moves
+True
+"""
+
+from __future__ import annotations
+
+import random
+from collections import deque
+
+from p2pgotg.players.actions import Action, ClaimFlag, OfferDraw, PlayMove, Resign
+from p2pgotg.players.belief import OUTCOME, Belief
+from p2pgotg.players.setups import sensible_setup
+from p2pgotg.rules import (
+    ChallengeMode,
+    ChallengeResult,
+    FlagRule,
+    Game,
+    Move,
+    Piece,
+    Rank,
+    Setup,
+    Side,
+    back_row,
+    neighbours,
+)
+
+#: Material value of each rank (index = rank value). The flag's worth is the game (WIN).
+VALUE: tuple[float, ...] = (
+    0.0,  # flag: see WIN
+    6.5,  # spy
+    1.2,  # private
+    1.8,  # sergeant
+    2.2,  # 2nd lieutenant
+    2.7,  # 1st lieutenant
+    3.2,  # captain
+    3.8,  # major
+    4.4,  # lieutenant colonel
+    5.0,  # colonel
+    5.8,  # brigadier general
+    6.6,  # major general
+    7.4,  # lieutenant general
+    8.2,  # general
+    9.0,  # general of the army
+)
+WIN = 100.0
+
+_ATT = ChallengeResult.ATTACKER_WINS
+_DEF = ChallengeResult.DEFENDER_WINS
+_FLAG = int(Rank.FLAG)
+
+#: The chance an enemy piece that can reach a square next to our flag gets to it in time,
+#: by its distance to that square (0 = it stands there now).
+_THREAT_BY_DISTANCE = (1.0, 0.3, 0.1, 0.03)
+
+_MANHATTAN = [[abs(a % 9 - b % 9) + abs(a // 9 - b // 9) for b in range(72)] for a in range(72)]
+
+#: BEATS[x][r]: an enemy of rank x challenging our piece of rank r eliminates it.
+_BEATS = [[1.0 if OUTCOME[x][r][0] is _ATT else 0.0 for r in range(15)] for x in range(15)]
+
+
+class _Position:
+    """Everything one decision needs, computed once from the view."""
+
+    def __init__(self, view: Game, side: Side) -> None:
+        self.view = view
+        self.side = side
+        self.opp = side.other
+        self.belief = Belief(view, side)
+        self.open_mode = view.options.challenge_mode is ChallengeMode.OPEN
+        self.mine: list[tuple[Piece, Rank, int]] = []
+        self.flag: Piece | None = None
+        self.flag_sq: int | None = None
+        for piece in view.pieces(side):
+            rank = view.rank_of(piece)
+            if rank is None:  # not our own view; play on as if it were a Private
+                rank = Rank.PRIVATE
+            sq = view.square_of(piece)
+            assert sq is not None
+            self.mine.append((piece, rank, sq))
+            if rank is Rank.FLAG:
+                self.flag, self.flag_sq = piece, sq
+        self.enemies: list[tuple[Piece, int]] = []
+        for piece in view.pieces(self.opp):
+            sq = view.square_of(piece)
+            assert sq is not None
+            self.enemies.append((piece, sq))
+        self.enemy_at = {sq: p for p, sq in self.enemies}
+        self.my_squares = {sq for _, _, sq in self.mine}
+        self.my_rank_at = {sq: r for _, r, sq in self.mine}
+        history = view.history
+        #: Our own last 16 moves, the latest first.
+        self.recent_own = [rec for rec in reversed(history) if rec.side is side][:16]
+        challenged: set[Piece] = set()
+        last_challenge = 0
+        for i, rec in enumerate(history):
+            if rec.defender is not None:
+                challenged.add(rec.piece)
+                challenged.add(rec.defender)
+                last_challenge = i + 1
+        self.challenged = challenged
+        self.quiet_plies = view.ply - last_challenge
+        # The opponent can tell which piece is our flag when every other piece of ours
+        # has survived a challenge (a flag never survives one).
+        others = [p for p, r, _ in self.mine if r is not Rank.FLAG]
+        self.flag_known = self.flag is not None and all(p in challenged for p in others)
+        self._attack_cache: dict[tuple[int, int], tuple[float, float, float, float]] = {}
+        self._beats_cache: dict[tuple[int, int], float] = {}
+        self._targets: dict[Rank, list[tuple[int, float]]] = {}
+
+    # -- per-pair estimates ----------------------------------------------------------
+
+    def attack(self, rank: Rank, enemy: Piece) -> tuple[float, float, float, float]:
+        """(win, lose, split, expected gain) of our `rank` challenging `enemy`."""
+        key = (int(rank), enemy.pid)
+        got = self._attack_cache.get(key)
+        if got is not None:
+            return got
+        row = self.belief.row(enemy)
+        pw = pl = ps = ev = 0.0
+        own_value = WIN if rank is Rank.FLAG else VALUE[rank]
+        outcomes = OUTCOME[rank]
+        for x in range(15):
+            p = row[x]
+            if p == 0.0:
+                continue
+            res = outcomes[x][0]
+            if res is _ATT:
+                pw += p
+                ev += p * (WIN if x == _FLAG else VALUE[x])
+            elif res is _DEF:
+                pl += p
+                ev -= p * own_value
+            else:
+                ps += p
+                ev += p * (VALUE[x] - own_value)
+        got = (pw, pl, ps, ev)
+        self._attack_cache[key] = got
+        return got
+
+    def beaten_by(self, enemy: Piece, rank: Rank) -> float:
+        """The chance `enemy`, challenging our piece of `rank`, eliminates it."""
+        key = (enemy.pid, int(rank))
+        got = self._beats_cache.get(key)
+        if got is None:
+            row = self.belief.row(enemy)
+            got = sum(row[x] * _BEATS[x][rank] for x in range(15))
+            self._beats_cache[key] = got
+        return got
+
+    def targets(self, rank: Rank) -> list[tuple[int, float]]:
+        """(square, expected gain) of every enemy piece our `rank` gains by challenging."""
+        got = self._targets.get(rank)
+        if got is None:
+            got = []
+            for e, esq in self.enemies:
+                ev = self.attack(rank, e)[3]
+                if ev > 0.0:
+                    got.append((esq, ev))
+            self._targets[rank] = got
+        return got
+
+    def rank_at(self, sq: int) -> Rank:
+        """The rank of our piece on `sq`."""
+        return self.my_rank_at[sq]
+
+    def exposed(self, piece: Piece) -> bool:
+        return self.open_mode and piece in self.challenged
+
+    def material(self) -> tuple[float, float]:
+        """(ours, the opponent's expected) material on the board, flags left out."""
+        ours = sum(VALUE[r] for _, r, _ in self.mine)
+        theirs = 0.0
+        for e, _ in self.enemies:
+            row = self.belief.row(e)
+            theirs += sum(row[x] * VALUE[x] for x in range(15))
+        return ours, theirs
+
+
+class Bot:
+    """A Game of the Generals bot for one side.
+
+    `level` 0 plays uniformly random legal moves (a baseline that still claims a flag win
+    when it can); level 1 (the default) plays the heuristic described in this module.
+    """
+
+    #: Plies without a challenge after which a dead, balanced position is offered a draw.
+    QUIET_DRAW_PLIES = 60
+    #: Plies without a challenge after which any offered draw is taken.
+    QUIET_ACCEPT_PLIES = 150
+
+    #: Weights of the move evaluation (piece-value units).
+    INFO_OPEN = 1.0  # learning an unknown rank in the open mode
+    INFO_BLIND = 0.3  # what a blind result tells
+    EXPOSE = 0.25  # share of a piece's value lost when the open mode shows its rank
+    PULL = 0.6  # closing in on the best target
+
+    def __init__(self, side: Side, rng: random.Random, level: int = 1) -> None:
+        if level not in (0, 1):
+            raise ValueError("level is 0 (random moves) or 1 (heuristic)")
+        self.side = side
+        self.rng = rng
+        self.level = level
+        self._last_offer_ply = -(10**9)
+
+    # -- the player interface --------------------------------------------------------
+
+    def choose_setup(self) -> Setup:
+        if self.level == 0:
+            return Setup.random(self.side, self.rng)
+        return sensible_setup(self.side, self.rng)
+
+    def choose_action(self, view: Game) -> Action:
+        """The action for our turn (`view.turn == side`, the game not over)."""
+        claim = self._claim(view)
+        if claim is not None:
+            return claim
+        moves = view.legal_moves
+        if not moves:  # the engine ends such games itself; be safe anyway
+            return Resign()
+        if self.level == 0:
+            return PlayMove(self.rng.choice(moves))
+        pos = _Position(view, self.side)
+        if self._hopeless(pos, moves):
+            return Resign()
+        run = self._flag_run(pos)
+        if run is not None and run in moves:
+            return PlayMove(run)
+        scored = [(self._score(pos, m) + self.rng.random() * 0.05, m) for m in moves]
+        best_score, best = max(scored, key=lambda sm: sm[0])
+        if self._should_offer_draw(pos, best_score):
+            self._last_offer_ply = view.ply
+            return OfferDraw(best)
+        return PlayMove(best)
+
+    def after_move_claim(self, view: Game) -> ClaimFlag | None:
+        """Right after our own move: claim the win if our flag just arrived safely."""
+        return self._claim(view)
+
+    def wants_draw(self, view: Game) -> bool:
+        """Accept the opponent's draw offer?"""
+        if self.level == 0 or view.is_over:
+            return False
+        pos = _Position(view, self.side)
+        if self._flag_run(pos) is not None:
+            return False
+        ours, theirs = pos.material()
+        if pos.quiet_plies >= self.QUIET_ACCEPT_PLIES:
+            return True
+        if ours <= theirs * 1.05 + 0.5:
+            return True
+        few = len(pos.mine) <= 3 and len(pos.enemies) <= 3
+        return few and ours <= theirs * 1.3
+
+    # -- claims, resignation, draws --------------------------------------------------
+
+    def _claim(self, view: Game) -> ClaimFlag | None:
+        if view.is_over:
+            return None
+        for piece in view.pieces(self.side):
+            if (
+                view.rank_of(piece) is Rank.FLAG
+                and view.flag_claim_problem(self.side, piece) is None
+            ):
+                return ClaimFlag(piece)
+        return None
+
+    def _hopeless(self, pos: _Position, moves: list[Move]) -> bool:
+        if pos.flag_sq is None:
+            return False
+        # The opponent knows our flag and every move leaves an enemy piece next to it.
+        if pos.flag_known and self._flag_doomed(pos, moves):
+            return True
+        # Nothing left but a handful of pieces against a full army, and no way home.
+        ours, theirs = pos.material()
+        weak = len(pos.mine) <= 2 and len(pos.enemies) >= 10 and theirs > 3 * ours + 10
+        return weak and self._flag_run(pos) is None
+
+    def _flag_doomed(self, pos: _Position, moves: list[Move]) -> bool:
+        for move in moves:
+            flag_sq = pos.flag_sq
+            if move.from_square == flag_sq:
+                if move.to_square in pos.enemy_at:
+                    continue  # the flag challenging: it only wins against the flag
+                flag_sq = move.to_square
+            removed = None
+            target = pos.enemy_at.get(move.to_square)
+            if target is not None and move.from_square != pos.flag_sq:
+                pw, _, ps, _ = pos.attack(pos.rank_at(move.from_square), target)
+                if pw + ps >= 1.0 - 1e-9:
+                    removed = move.to_square
+            if not any(n in pos.enemy_at and n != removed for n in neighbours(flag_sq)):
+                return False
+        return True
+
+    def _should_offer_draw(self, pos: _Position, best_score: float) -> bool:
+        if pos.view.ply < self._last_offer_ply:  # a new game for this bot object
+            self._last_offer_ply = -(10**9)
+        if pos.view.ply - self._last_offer_ply < 40:
+            return False
+        if pos.quiet_plies >= self.QUIET_ACCEPT_PLIES:
+            return True  # nothing happens any more, whoever is ahead
+        ours, theirs = pos.material()
+        if ours > theirs * 1.15 + 0.5:
+            return False  # ahead: play on
+        if pos.quiet_plies >= self.QUIET_DRAW_PLIES and ours >= theirs * 0.85 - 0.5:
+            return True
+        # A handful of pieces each and nothing worth doing on the board.
+        return len(pos.mine) <= 3 and len(pos.enemies) <= 3 and best_score < 1.0
+
+    # -- the flag run ----------------------------------------------------------------
+
+    def _flag_run(self, pos: _Position) -> Move | None:
+        """The first step of a flag run no enemy piece can catch, if there is one."""
+        start = pos.flag_sq
+        if start is None:
+            return None
+        goal_row = back_row(self.side)
+        if start // 9 == goal_row:
+            return None  # arrived: wait for the claim, do not wander
+        enemy_sqs = [sq for _, sq in pos.enemies]
+        immediate = pos.view.options.flag_rule is FlagRule.IMMEDIATE
+        first: dict[int, int] = {start: -1}
+        queue = deque([(start, 0)])
+        while queue:
+            sq, t = queue.popleft()
+            if t >= 12:
+                continue
+            for n in neighbours(sq):
+                if n in first or pos.view.piece_at(n) is not None:
+                    continue
+                arrive = t + 1
+                on_goal = n // 9 == goal_row
+                caught = any(_MANHATTAN[e][n] <= arrive for e in enemy_sqs)
+                if caught and not (on_goal and immediate):
+                    continue
+                first[n] = n if sq == start else first[sq]
+                if on_goal:
+                    return Move(start, first[n])
+                queue.append((n, arrive))
+        return None
+
+    # -- move evaluation -------------------------------------------------------------
+
+    def _flag_threat(self, flag_sq: int, mine: set[int], enemy_sqs: list[int]) -> float:
+        """How likely an enemy piece gets onto our flag soon, from 0 to 1."""
+        safe = 1.0
+        for n in neighbours(flag_sq):
+            d = min((_MANHATTAN[e][n] for e in enemy_sqs), default=99)
+            if d >= len(_THREAT_BY_DISTANCE):
+                continue
+            t = _THREAT_BY_DISTANCE[d]
+            if n in mine:
+                t *= 0.25  # a guard stands there: the enemy must get through it first
+            safe *= 1.0 - t
+        return 1.0 - safe
+
+    def _flag_danger(
+        self, pos: _Position, flag_sq: int | None, mine: set[int], enemy_sqs: list[int]
+    ) -> float:
+        if flag_sq is None:
+            return 0.0
+        attack_chance = 1.0 if pos.flag_known else 0.6
+        return WIN * attack_chance * self._flag_threat(flag_sq, mine, enemy_sqs)
+
+    def _danger(
+        self,
+        pos: _Position,
+        piece: Piece,
+        rank: Rank,
+        sq: int,
+        gone: int | None = None,
+        exposed: bool | None = None,
+    ) -> float:
+        """Expected loss of our non-flag piece standing on `sq` from enemy challenges."""
+        survive = 1.0
+        for n in neighbours(sq):
+            if n == gone:
+                continue
+            e = pos.enemy_at.get(n)
+            if e is not None:
+                survive *= 1.0 - pos.beaten_by(e, rank)
+        if survive == 1.0:
+            return 0.0
+        if exposed is None:
+            exposed = pos.exposed(piece)
+        return VALUE[rank] * (1.0 - survive) * (1.0 if exposed else 0.5)
+
+    def _pull(self, pos: _Position, rank: Rank, sq: int) -> float:
+        """How much our piece of `rank` on `sq` is drawn to the best target it sees."""
+        best = 0.0
+        dist = _MANHATTAN[sq]
+        for esq, ev in pos.targets(rank):
+            best = max(best, ev / (1.0 + dist[esq]))
+        # A small push forward so that pieces with nothing in sight still make progress.
+        row = sq // 9
+        forward = row if self.side is Side.WHITE else 7 - row
+        return best + 0.02 * forward
+
+    def _score(self, pos: _Position, move: Move) -> float:
+        view = pos.view
+        src, dst = move.from_square, move.to_square
+        piece = view.piece_at(src)
+        assert piece is not None
+        rank = pos.rank_at(src)
+        enemy_sqs = [sq for _, sq in pos.enemies]
+        mine = pos.my_squares
+        flag_sq = pos.flag_sq
+        before_flag = self._flag_danger(pos, flag_sq, mine, enemy_sqs)
+        target = pos.enemy_at.get(dst)
+        is_flag = rank is Rank.FLAG
+        mine_after = (mine - {src}) | {dst}
+        new_flag_sq = dst if is_flag else flag_sq
+
+        if target is None:
+            after_flag = self._flag_danger(pos, new_flag_sq, mine_after, enemy_sqs)
+            score = before_flag - after_flag
+            if is_flag:
+                goal = back_row(self.side)
+                advance = abs(goal - src // 9) - abs(goal - dst // 9)
+                score -= 1.5 * max(advance, 0) + 0.3
+            else:
+                score += self._danger(pos, piece, rank, src) - self._danger(pos, piece, rank, dst)
+                score += self.PULL * (self._pull(pos, rank, dst) - self._pull(pos, rank, src))
+            score -= self._reversal_penalty(pos, piece, move)
+            return score
+
+        pw, pl, ps, ev = pos.attack(rank, target)
+        score = ev
+        row = pos.belief.row(target)
+        if pos.open_mode:
+            score += self.INFO_OPEN * (1.0 - max(row))
+            if not pos.exposed(piece) and not is_flag:
+                score -= self.EXPOSE * VALUE[rank]
+        else:
+            score += self.INFO_BLIND * (1.0 - max(row))
+        # An enemy piece about to reach our back row may be a running flag: stop it.
+        to_go = abs(back_row(self.side.other) - dst // 9)
+        if to_go <= 1:
+            score += row[_FLAG] * WIN * (1.0 if to_go == 0 else 0.5) * (pw + ps)
+        others = [e for e in enemy_sqs if e != dst]
+        if is_flag:
+            return score  # the flag wins only against the flag; EV says it all
+        # Our flag's exposure: if we win or split the challenger is gone; if we lose it
+        # stays, and our piece is gone.
+        win_danger = self._flag_danger(pos, flag_sq, mine_after, others)
+        split_danger = self._flag_danger(pos, flag_sq, mine - {src}, others)
+        lose_danger = self._flag_danger(pos, flag_sq, mine - {src}, enemy_sqs)
+        score += before_flag - (pw * win_danger + ps * split_danger + pl * lose_danger)
+        score += self._danger(pos, piece, rank, src)
+        score -= pw * self._danger(
+            pos, piece, rank, dst, gone=dst, exposed=pos.open_mode or pos.exposed(piece)
+        )
+        return score
+
+    @staticmethod
+    def _reversal_penalty(pos: _Position, piece: Piece, move: Move) -> float:
+        """Discourage shuffling: stepping straight back, and repeating a recent move."""
+        penalty = 0.0
+        for i, rec in enumerate(pos.recent_own):
+            if i == 0 and rec.piece == piece and rec.move.from_square == move.to_square:
+                penalty += 0.25
+            if rec.move == move:
+                penalty += 0.3
+        return penalty
+
+
+__all__ = ["VALUE", "WIN", "Bot"]

@@ -1,0 +1,124 @@
+"""Sensible, varied setups for a bot: a shipped formation or a randomised placement.
+
+A generated formation puts the flag on the back row, with friendly pieces on every square
+next to it (Privates among them), one Spy on each half of the board, the generals in the two
+front rows, and the six empty squares mostly at the back, away from the flag.
+
+>>> import random
+>>> from p2pgotg.rules import Rank, Side
+>>> s = sensible_setup(Side.BLACK, random.Random(7))  # validated on construction
+>>> s.side, len(s.squares)
+(<Side.BLACK: 1>, 21)
+"""
+
+from __future__ import annotations
+
+import random
+
+from p2pgotg.rules import Rank, Setup, Side, formation_names, formation_text
+
+_GENERALS = (
+    Rank.GENERAL_OF_THE_ARMY,
+    Rank.GENERAL,
+    Rank.LIEUTENANT_GENERAL,
+    Rank.MAJOR_GENERAL,
+    Rank.BRIGADIER_GENERAL,
+)
+_OFFICERS = (
+    Rank.COLONEL,
+    Rank.LIEUTENANT_COLONEL,
+    Rank.MAJOR,
+    Rank.CAPTAIN,
+    Rank.FIRST_LIEUTENANT,
+    Rank.SECOND_LIEUTENANT,
+    Rank.SERGEANT,
+)
+
+Grid = list[list[Rank | None]]  # [line][col]: line 0 = front row, col 0 = player's left
+
+
+def _pick(rng: random.Random, cells: list[tuple[int, int]], weight) -> tuple[int, int]:
+    weights = [weight(c) for c in cells]
+    return rng.choices(cells, weights=weights)[0]
+
+
+def generated_formation(rng: random.Random) -> Grid:
+    grid: Grid = [[None] * 9 for _ in range(3)]
+    free = {(line, col) for line in range(3) for col in range(9)}
+
+    def put(cell: tuple[int, int], rank: Rank) -> None:
+        grid[cell[0]][cell[1]] = rank
+        free.discard(cell)
+
+    flag_col = rng.choices(range(9), weights=[2, 3, 4, 4, 4, 4, 4, 3, 2])[0]
+    flag = (2, flag_col)
+    put(flag, Rank.FLAG)
+    guards = [(2, c) for c in (flag_col - 1, flag_col + 1) if 0 <= c < 9] + [(1, flag_col)]
+    near_flag = set(guards) | {(1, c) for c in (flag_col - 1, flag_col + 1) if 0 <= c < 9}
+
+    # Six empty squares, mostly on the back row and never next to the flag.
+    def empty_weight(cell: tuple[int, int]) -> float:
+        if cell in near_flag:
+            return 0.0
+        return (0.4, 1.0, 3.0)[cell[0]]
+
+    empties: set[tuple[int, int]] = set()
+    while len(empties) < 6:
+        cell = _pick(rng, sorted(free - empties), empty_weight)
+        empties.add(cell)
+    free -= empties
+
+    # Guards: at least two Privates next to the flag, the rest officers.
+    rng.shuffle(guards)
+    bag_privates = 6
+    for i, cell in enumerate(guards):
+        if i < 2:
+            put(cell, Rank.PRIVATE)
+            bag_privates -= 1
+    officers = list(_OFFICERS)
+    rng.shuffle(officers)
+    for cell in guards[2:]:
+        put(cell, officers.pop())
+
+    # One Spy on each half, in the two front rows.
+    for half in (range(4), range(5, 9)):
+        cells = sorted(c for c in free if c[1] in half and c[0] < 2) or sorted(
+            c for c in free if c[1] in half
+        )
+        put(_pick(rng, cells, lambda c: 2.0 if c[0] == 0 else 1.0), Rank.SPY)
+
+    # Generals spread over the two front rows.
+    for rank in _GENERALS:
+        cells = sorted(c for c in free if c[0] < 2) or sorted(free)
+        put(_pick(rng, cells, lambda c: 1.5 if c[0] == 0 else 1.0), rank)
+
+    rest = officers + [Rank.PRIVATE] * bag_privates
+    rng.shuffle(rest)
+    for cell, rank in zip(sorted(free), rest):
+        put(cell, rank)
+    return grid
+
+
+def grid_text(grid: Grid) -> str:
+    return (
+        "\n".join(" ".join(r.code if r is not None else "." for r in line) for line in grid) + "\n"
+    )
+
+
+def _mirror(text: str) -> str:
+    rows = [ln.split("#", 1)[0].split() for ln in text.splitlines()]
+    rows = [r for r in rows if r]
+    return "\n".join(" ".join(reversed(r)) for r in rows) + "\n"
+
+
+def sensible_setup(side: Side, rng: random.Random, shipped_share: float = 0.25) -> Setup:
+    """A shipped formation (randomly mirrored) a quarter of the time, else a generated one."""
+    if rng.random() < shipped_share:
+        text = formation_text(rng.choice(formation_names()))
+        if rng.random() < 0.5:
+            text = _mirror(text)
+        return Setup.from_formation(side, text)
+    return Setup.from_formation(side, grid_text(generated_formation(rng)))
+
+
+__all__ = ["generated_formation", "grid_text", "sensible_setup"]
