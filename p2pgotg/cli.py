@@ -57,7 +57,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     if flow.result is not None:
         termination, winner = flow.result
         who = "draw" if winner is None else f"{winner} wins"
-        print(f"result:     {who} ({termination.value.replace('_', ' ')})")
+        how = termination.value.replace("_", " ") if termination else "a proven violation"
+        print(f"result:     {who} ({how})")
     print(f"verdict:    {report.describe()}")
     return int(report.finding)
 
@@ -94,7 +95,8 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 def _limits(args: argparse.Namespace):
     from p2pgotg.net.session import Limits
 
-    return Limits(abandon=float(args.abandon))
+    return Limits(abandon=float(args.abandon), audit=float(args.audit_timeout),
+                  duty=float(args.duty_timeout))
 
 
 def _status(text: str) -> None:
@@ -127,8 +129,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
     from p2pgotg.selfplay import bot_runner
 
     if not args.bot:
-        print("the terminal interface is not built yet: add --bot", file=sys.stderr)
-        return 2
+        return _interface(args, "host")
     try:
         key = load_or_create_identity()
         cert, tls_key = load_or_create_tls_identity()
@@ -141,14 +142,20 @@ def _cmd_host(args: argparse.Namespace) -> int:
 
     async def main_task() -> object:
         async with trio.open_nursery() as nursery:
-            hosting = await nursery.start(_host_and_report, config, bot_runner(seed))
+            hosting = await nursery.start(_host_and_report, config,
+                                          bot_runner(seed, args.bot_delay))
             print(f"rules: {config.options.describe()}")
             for code in hosting.invites:
                 print(f"invite: {code}", flush=True)
             print("waiting for the other player (share one invite code)...", flush=True)
 
+    from p2pgotg.net.session import unwrap
+
     try:
-        trio.run(main_task)
+        try:
+            trio.run(main_task)
+        except BaseExceptionGroup as group:
+            raise unwrap(group) from None
     except (NetError, SessionError) as exc:
         print(f"error: {getattr(exc, 'user_message', exc)}", file=sys.stderr)
         return 1
@@ -178,8 +185,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
     from p2pgotg.selfplay import bot_runner
 
     if not args.bot:
-        print("the terminal interface is not built yet: add --bot", file=sys.stderr)
-        return 2
+        return _interface(args, "join")
     try:
         invite = Invite.decode(args.code)
     except NetError as exc:
@@ -193,11 +199,59 @@ def _cmd_join(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     config = JoinConfig(key, invite, games_dir(), _limits(args))
     try:
-        session = trio.run(lambda: join_game(config, bot_runner(seed), on_status=_status))
+        session = trio.run(lambda: join_game(config, bot_runner(seed, args.bot_delay),
+                                             on_status=_status))
     except (NetError, SessionError) as exc:
         print(f"error: {getattr(exc, 'user_message', exc)}", file=sys.stderr)
         return 1
     return _report(session)
+
+
+def _has_terminal() -> bool:
+    return sys.stdin.isatty() and sys.stdout.isatty()
+
+
+def _interface(args: argparse.Namespace, mode: str | None) -> int:
+    """Open the terminal game: `play` (the bot), `host`, `join`, or the start screen."""
+    from p2pgotg.net.errors import NetError
+    from p2pgotg.net.invite import Invite
+
+    if mode == "join":
+        try:
+            Invite.decode(args.code)
+        except NetError as exc:
+            print(f"bad invite code: {exc.user_message}", file=sys.stderr)
+            return 2
+    if not _has_terminal():
+        bot = " (or add --bot to let the bot play this side)" if mode in ("host", "join") else ""
+        print(f"the game's screen needs a terminal: run this in one{bot}", file=sys.stderr)
+        return 2
+    from p2pgotg.ui.runner import Launch, run_terminal
+    from p2pgotg.ui.state import Mode
+
+    launch = Launch()
+    if hasattr(args, "arbiter"):
+        launch.options = _options_from(args)
+    if getattr(args, "seed", None) is not None:
+        launch.seed = args.seed
+    if getattr(args, "think", None) is not None:
+        launch.think = args.think
+    if hasattr(args, "abandon"):
+        launch.limits = _limits(args)
+    launch.port = getattr(args, "port", 0)
+    launch.bind = getattr(args, "bind", None)
+    launch.invite = getattr(args, "code", None)
+    return run_terminal(Mode(mode) if mode else None, launch, ascii=args.ascii)
+
+
+def _cmd_play(args: argparse.Namespace) -> int:
+    """A game against the built-in bot, over a real TLS connection on this computer."""
+    return _interface(args, "bot")
+
+
+def _cmd_start(args: argparse.Namespace) -> int:
+    """The start screen: play the bot, host or join."""
+    return _interface(args, None)
 
 
 def _duration(text: str) -> int:
@@ -209,6 +263,17 @@ def _duration(text: str) -> int:
         return int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a duration like 90s, 15m or 1h")
+
+
+def _seconds(text: str) -> float:
+    """A number of seconds, 0 or more (fractions allowed)."""
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0 or value == float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (0 or more)")
+    return value
 
 
 def _options_from(args: argparse.Namespace):
@@ -261,17 +326,45 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--bind", default=None, help="address to listen on (default: all)")
     host.add_argument("--bot", action="store_true", help="let the bot play this side")
     host.add_argument("--seed", type=int, default=None, help="the bot's random seed")
+    host.add_argument("--bot-delay", type=_seconds, default=0.0, metavar="SECONDS",
+                      help="the bot thinks this long before each move (default: 0)")
     host.add_argument("--abandon", type=_duration, default=180, metavar="TIME",
                       help="claim the game when the other player is away this long")
+    host.add_argument("--audit-timeout", type=_duration, default=60, metavar="TIME",
+                      help="after our audit, claim the game if the other's has not come")
+    host.add_argument("--duty-timeout", type=_duration, default=30, metavar="TIME",
+                      help="claim the game if the other side withholds a challenge's answer")
+    host.add_argument("--ascii", action="store_true",
+                      help="no colour: marks drawn as plain text, for any terminal")
     _add_rule_options(host)
     host.set_defaults(func=_cmd_host)
     join = sub.add_parser("join", help="join a game by its invite code")
     join.add_argument("code", help="the invite code the host printed")
     join.add_argument("--bot", action="store_true", help="let the bot play this side")
     join.add_argument("--seed", type=int, default=None, help="the bot's random seed")
+    join.add_argument("--bot-delay", type=_seconds, default=0.0, metavar="SECONDS",
+                      help="the bot thinks this long before each move (default: 0)")
     join.add_argument("--abandon", type=_duration, default=180, metavar="TIME",
                       help="claim the game when the host is away this long")
+    join.add_argument("--audit-timeout", type=_duration, default=60, metavar="TIME",
+                      help="after our audit, claim the game if the other's has not come")
+    join.add_argument("--duty-timeout", type=_duration, default=30, metavar="TIME",
+                      help="claim the game if the other side withholds a challenge's answer")
+    join.add_argument("--ascii", action="store_true",
+                      help="no colour: marks drawn as plain text, for any terminal")
     join.set_defaults(func=_cmd_join)
+    play = sub.add_parser("play", help="play against the built-in bot in this terminal")
+    play.add_argument("--seed", type=int, default=None,
+                      help="the bot's random seed (and your random formations')")
+    play.add_argument("--think", type=_seconds, default=0.45, metavar="SECONDS",
+                      help="the bot waits this long before each move (default: 0.45)")
+    play.add_argument("--ascii", action="store_true",
+                      help="no colour: marks drawn as plain text, for any terminal")
+    _add_rule_options(play)
+    play.set_defaults(func=_cmd_play)
+    start = sub.add_parser("start", help="the start screen: play the bot, host or join")
+    start.add_argument("--ascii", action="store_true", help="no colour: marks drawn as plain text, for any terminal")
+    start.set_defaults(func=_cmd_start)
     selfplay = sub.add_parser("selfplay", help="bot against bot over TLS on loopback")
     selfplay.add_argument("--games", type=int, default=1)
     selfplay.add_argument("--seed", type=int, default=None)
@@ -286,6 +379,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if not hasattr(args, "func"):
+        if args.command is None and _has_terminal():
+            args.ascii = False
+            return _interface(args, None)
         parser.print_help()
         return 2
     try:

@@ -190,7 +190,7 @@ class Peer:
         self._accepted = True
         return self._send("hello", {
             "version": PROTOCOL_VERSION, "role": JOINER, "options": options.to_dict(),
-            "nonce": nonce, "key": self.public_key, "tls": host["tls"],
+            "nonce": nonce, "key": self.public_key, "tls": self._tls,
             "coin": coin_commitment(gid, self.public_key, self._coin),
         })
 

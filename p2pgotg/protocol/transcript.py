@@ -2,7 +2,8 @@
 
 A transcript is a sequence of records, each a 4-byte big-endian length then a msgpack map:
   header  {"k": "header", "format": 1, "role": "host"|"joiner", "key": bytes[32]}  (first)
-  secrets {"k": "secrets", ...}   the owner's own secrets, so it can finish after a crash
+  secrets {"k": "secrets", ...}   the owner's own secrets (and the host's port), so it can
+                                  finish after a crash
   msg     {"k": "msg", "from": "host"|"joiner", "env": bytes}   exact signed messages
 Appending one record is one write; a torn last record (a crash mid-write) is reported.
 """
@@ -19,7 +20,7 @@ from p2pgotg.protocol.wire import WireError, pack, unpack
 
 FORMAT = 1
 MAX_RECORD = 128 * 1024
-_SECRET_FIELDS = {"join": 16, "coin": 32, "squares": 21, "ranks": 21, "salts": 21 * 32, "seed": 32}
+_SECRET_FIELDS = {"join": 16, "port": 2, "coin": 32, "squares": 21, "ranks": 21, "salts": 21 * 32, "seed": 32}
 
 
 class TranscriptError(ValueError):

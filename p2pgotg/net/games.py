@@ -1,0 +1,60 @@
+"""Saved games on disk: where they live, which are unfinished, how to pick one up again."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pgotg.crypto import equal, public_bytes
+from p2pgotg.net.paths import data_dir
+from p2pgotg.net.session import GameSession, Limits
+from p2pgotg.net.transcript_file import TranscriptFile
+from p2pgotg.protocol import Finding, Peer, TranscriptError, parse, replay
+
+
+def games_dir(base: Path | None = None) -> Path:
+    """One transcript per game, named by game id."""
+    return (base or data_dir()) / "games"
+
+
+@dataclass(frozen=True)
+class SavedGame:
+    path: Path
+    role: str
+    join_secret: bytes | None
+    port: int = 0  # where the host listened (0: not saved)
+
+
+def unfinished_games(directory: Path, role: str, key: Ed25519PrivateKey) -> list[SavedGame]:
+    """Our unfinished games in `directory` for `role`, newest first. Damaged files are
+    skipped (never touched)."""
+    found = []
+    if not directory.is_dir():
+        return []
+    mine = public_bytes(key)
+    for path in sorted(directory.glob("*.gtr"), key=lambda p: p.stat().st_mtime, reverse=True):
+        try:
+            transcript = parse(path.read_bytes())
+        except (OSError, TranscriptError):
+            continue
+        if transcript.role != role or not equal(transcript.key, mine):
+            continue
+        if replay(transcript).finding is not Finding.UNFINISHED:
+            continue
+        port = transcript.secrets.get("port")
+        found.append(SavedGame(path, role, transcript.secrets.get("join"),
+                               int.from_bytes(port, "big") if port else 0))
+    return found
+
+
+def resume_session(saved: SavedGame, key: Ed25519PrivateKey, tls_fingerprint: bytes,
+                   limits: Limits) -> GameSession:
+    """Rebuild a session from its transcript, ready to reconnect."""
+    file, transcript = TranscriptFile.open_existing(saved.path)
+    peer = Peer.restore(saved.role, key, tls_fingerprint, transcript.records)
+    assert saved.join_secret is not None
+    session = GameSession(peer, saved.path.parent, saved.join_secret, limits, file=file)
+    session._after([])  # anything the restore found due (a reply, an audit) is written now
+    return session

@@ -1,0 +1,233 @@
+"""The host: listen (IPv4 and IPv6), print invite codes, admit one joiner, play, resume.
+
+The join secret and the TLS key pin are in the invite; a joiner must know both. One game at
+a time: a second joiner is told the host is busy. When the joiner drops, the host keeps
+listening; the same joiner (same secret, same game id) picks the game up where it was.
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Awaitable, Callable
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pgotg.net.errors import NetError
+from p2pgotg.net.framing import FramedChannel
+from p2pgotg.net.games import resume_session, unfinished_games
+from p2pgotg.net.invite import Invite, reachable_addresses
+from p2pgotg.net.session import (
+    GameSession,
+    Limits,
+    Link,
+    SessionError,
+    check_control,
+    control,
+    unwrap,
+)
+from p2pgotg.net.tls import (
+    certificate_fingerprint,
+    listening_port,
+    public_key_pin,
+    serve_tls,
+    server_context,
+)
+from p2pgotg.protocol import HOST, JOINER, Peer
+from p2pgotg.rules import RuleOptions
+
+SeatRunner = Callable[[GameSession], Awaitable[None]]
+
+
+@dataclass
+class HostConfig:
+    key: Ed25519PrivateKey
+    tls_cert: bytes
+    tls_key: bytes
+    options: RuleOptions
+    save_dir: Path
+    port: int = 0
+    bind: str | None = None
+    limits: Limits = field(default_factory=Limits)
+    resume: bool = True  # pick up our unfinished hosted game, if there is one
+
+
+@dataclass
+class Hosting:
+    """What `host_game` reports through `task_status.started`: the invite codes."""
+
+    port: int
+    invites: list[str]
+
+
+async def host_game(
+    config: HostConfig,
+    run_seat: SeatRunner,
+    *,
+    on_status: Callable[[str], None] = lambda s: None,
+    task_status: trio.TaskStatus[Hosting] = trio.TASK_STATUS_IGNORED,
+) -> GameSession:
+    """Host one game to its end (verdict or violation) and return its session."""
+    fingerprint = certificate_fingerprint(config.tls_cert)
+    pin = public_key_pin(config.tls_cert)
+    session: GameSession | None = None
+    join_secret = secrets.token_bytes(16)
+    listen_port = config.port
+    if config.resume:
+        saved = unfinished_games(config.save_dir, HOST, config.key)
+        if saved and saved[0].join_secret is not None:
+            session = resume_session(saved[0], config.key, fingerprint, config.limits)
+            join_secret = saved[0].join_secret
+            if not listen_port and saved[0].port:
+                listen_port = saved[0].port  # so that the joiner's invite still reaches us
+            on_status(f"resuming the unfinished game saved in {saved[0].path.name}")
+    if session is not None:
+        session.link = Link.RECONNECTING  # the joiner is away at least since we stopped
+        session.away_since = trio.current_time()
+    bound_port = [0]
+    live: list[_Live] = []  # the joiner's connection, while there is one
+    finished = trio.Event()
+
+    async def handler(stream: trio.SSLStream) -> None:
+        nonlocal session
+        channel = FramedChannel(stream, keepalive_interval=config.limits.keepalive,
+                                silence_timeout=config.limits.silence)
+        try:
+            with trio.fail_after(config.limits.handshake):
+                hi = check_control(await channel.receive(), "hi")
+        except (trio.TooSlowError, NetError, SessionError) as exc:
+            on_status(f"a connection was refused: {exc or 'no greeting in time'}")
+            await _refuse(channel, f"no valid greeting: {exc or 'too slow'}")
+            return
+        secret, wanted, have = hi.get("secret"), hi.get("game"), hi.get("have", 0)
+        if not isinstance(secret, bytes) or not hmac.compare_digest(secret, join_secret):
+            on_status("a joiner with a wrong join secret was refused")
+            await _refuse(channel, "wrong join secret: check the invite code")
+            return
+        if not isinstance(have, int) or isinstance(have, bool) or have < 0:
+            await _refuse(channel, "bad greeting")
+            return
+        if finished.is_set():
+            await _refuse(channel, "this game is over")
+            return
+        gid = session.peer.flow.game_id if session else None
+        if gid is not None:
+            if wanted is None:  # someone with the invite but not our game: a second joiner
+                on_status("a second joiner was refused: a game is in progress")
+                await _refuse(channel, "this host is already playing a game with someone "
+                              "else")
+                return
+            if wanted != gid:
+                await _refuse(channel, "this host does not have that game (it may be over)")
+                return
+        elif wanted is not None and not (session is not None and _awaits_joiner_hello(session)):
+            await _refuse(channel, "this host does not have that game (it may be over)")
+            return
+        # From here the joiner is admitted: our game (wanted == gid), our game before the
+        # joiner's hello reached us (wanted set, gid None), or a new game (both None).
+        new_game = wanted is None
+        if live:
+            if new_game:
+                on_status("a second joiner was refused: a game is in progress")
+                await _refuse(channel, "this host is already playing a game with someone "
+                              "else")
+                return
+            # Our joiner is back on a new connection while we still hold its old one (a
+            # drop we have not noticed yet): the old one is stale, the new one wins.
+            on_status("the other player reconnected: dropping the old connection")
+            old = live[0]
+            old.scope.cancel()
+            await old.gone.wait()
+            if live or finished.is_set():
+                await _refuse(channel, "this host is busy with another connection")
+                return
+        if new_game:
+            peer = Peer(HOST, config.key, fingerprint, config.options)
+            session = GameSession(peer, config.save_dir, join_secret, config.limits,
+                                  listen_port=bound_port[0])
+            have = 0
+        assert session is not None
+        current = session
+        me = _Live(trio.CancelScope(), trio.Event())
+        live.append(me)
+        try:
+            hellos = current.peer.flow.senders[HOST].hashes
+            try:
+                await channel.send(control("ok", game=current.peer.flow.game_id,
+                                           have=current.peer.received_count(),
+                                           first=hellos[0] if hellos else None))
+            except NetError:
+                return
+            if new_game:
+                current.perform(lambda p: p.start())
+                nursery.start_soon(run_seat, current)
+            on_status("the other player is connected")
+            with me.scope:
+                await current.run_connection(channel, have)
+        except (NetError, SessionError) as exc:
+            on_status(f"connection lost: {exc}")
+        finally:
+            live.remove(me)
+            me.gone.set()
+        if current.finished:
+            finished.set()
+
+    try:
+        async with trio.open_nursery() as nursery:
+            if session is not None:
+                nursery.start_soon(run_seat, session)
+            listeners = await nursery.start(serve_tls, handler, server_context(
+                config.tls_cert, config.tls_key), listen_port, config.bind)
+            port = bound_port[0] = listening_port(listeners)
+            invites = [Invite(address, port, pin, join_secret).encode()
+                       for address in reachable_addresses(config.bind)]
+            task_status.started(Hosting(port, invites))
+            poll = min(1.0, max(0.05, config.limits.abandon / 4))
+            while not finished.is_set():
+                with trio.move_on_after(poll):
+                    await finished.wait()
+                if session is None or live:
+                    continue
+                if session.finished:
+                    finished.set()
+                elif session.peer.flow.game_id is not None and session.away_since is not None \
+                        and trio.current_time() - session.away_since > config.limits.abandon:
+                    # (before the game has an id nothing is saved: wait for a joiner as at
+                    # first)
+                    if not session.done:
+                        on_status("the other player stayed away too long: claiming the game")
+                    session.claim_abandonment()  # (nothing to claim when the game is done)
+                    finished.set()
+            nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:  # a ListenError, say: raised as itself, not a group
+        raise unwrap(group) from None
+    assert session is not None
+    session.close()
+    return session
+
+
+@dataclass
+class _Live:
+    """The connection a joiner is playing over, so that a reconnect can replace it."""
+
+    scope: trio.CancelScope
+    gone: trio.Event
+
+
+def _awaits_joiner_hello(session: GameSession) -> bool:
+    """Our hello is out and the joiner's never reached us: a joiner that has our hello and
+    sent its own (so it knows the game id) may come back and send it again."""
+    flow = session.peer.flow
+    return HOST in flow.hellos and JOINER not in flow.hellos
+
+
+async def _refuse(channel: FramedChannel, reason: str) -> None:
+    with trio.move_on_after(2):
+        try:
+            await channel.send(control("error", reason=reason))
+        except NetError:
+            pass
+    await channel.aclose()

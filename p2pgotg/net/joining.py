@@ -1,0 +1,155 @@
+"""The joiner: connect to an invite (checking the pin before sending a byte), be admitted
+with the join secret, play, and reconnect until the game is done or the host is gone."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Awaitable, Callable
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pgotg.crypto import equal
+from p2pgotg.net.errors import NetError, PinMismatchError
+from p2pgotg.net.framing import FramedChannel
+from p2pgotg.net.games import resume_session, unfinished_games
+from p2pgotg.net.invite import Invite
+from p2pgotg.net.session import (
+    GameSession,
+    Limits,
+    Link,
+    SessionError,
+    hello_frame,
+    receive_control,
+)
+from p2pgotg.net.tls import certificate_fingerprint, open_pinned_connection, peer_certificate
+from p2pgotg.protocol import HOST, JOINER, Peer
+
+SeatRunner = Callable[[GameSession], Awaitable[None]]
+
+
+@dataclass
+class JoinConfig:
+    key: Ed25519PrivateKey
+    invite: Invite
+    save_dir: Path
+    limits: Limits = field(default_factory=Limits)
+    resume: bool = True
+
+
+async def join_game(
+    config: JoinConfig,
+    run_seat: SeatRunner,
+    *,
+    on_status: Callable[[str], None] = lambda s: None,
+    on_session: Callable[[GameSession], None] = lambda s: None,
+) -> GameSession:
+    """Play the invite's game to its end and return the session. Raises SessionError for
+    what retrying cannot fix (wrong pin, wrong secret, busy host, another version)."""
+    invite, limits = config.invite, config.limits
+    session: GameSession | None = None
+    if config.resume:
+        for saved in unfinished_games(config.save_dir, JOINER, config.key):
+            if saved.join_secret is not None and equal(saved.join_secret, invite.secret):
+                session = resume_session(saved, config.key, bytes(32), limits)
+                on_status(f"resuming the unfinished game saved in {saved.path.name}")
+                break
+    delay = limits.retry[0]
+    fatal: SessionError | None = None  # raised once the nursery is closed, not inside it
+    async with trio.open_nursery() as nursery:
+        if session is not None:
+            on_session(session)
+            nursery.start_soon(run_seat, session)
+        box: list[GameSession | None] = [session]
+        while session is None or not session.finished:
+            try:
+                await _one_connection(config, box, nursery, run_seat, on_status, on_session)
+                delay = limits.retry[0]
+            except PinMismatchError as exc:
+                fatal = SessionError(
+                    f"{exc.user_message}: this is not the host of the invite, or the code "
+                    "was mistyped; nothing was sent")
+                break
+            except SessionError as exc:
+                if exc.fatal:
+                    fatal = exc
+                    break
+                on_status(f"connection lost: {exc}")
+            except NetError as exc:
+                on_status(f"connection lost: {exc}")
+            session = box[0]
+            if session is not None and session.finished:
+                break
+            if session is not None and session.peer.flow.game_id is None:
+                session = box[0] = None  # the handshake never finished: start afresh
+            if session is not None:
+                session.link = Link.RECONNECTING
+                if session.away_since is None:
+                    session.away_since = trio.current_time()
+                if trio.current_time() - session.away_since > limits.abandon:
+                    if not session.done:
+                        on_status("the host stayed away too long: claiming the game")
+                    session.claim_abandonment()  # (nothing to claim when the game is done)
+                    break
+            await trio.sleep(delay)
+            delay = min(delay * 2, limits.retry[1])
+        nursery.cancel_scope.cancel()
+    if session is not None:
+        session.close()
+    if fatal is not None:
+        raise fatal
+    assert session is not None
+    return session
+
+
+async def _one_connection(
+    config: JoinConfig,
+    box: list[GameSession | None],
+    nursery: trio.Nursery,
+    run_seat: SeatRunner,
+    on_status: Callable[[str], None],
+    on_session: Callable[[GameSession], None],
+) -> None:
+    invite, limits = config.invite, config.limits
+    session = box[0]
+    stream = await open_pinned_connection(invite.address, invite.port, invite.pin,
+                                          handshake_timeout=limits.handshake)
+    channel = FramedChannel(stream, keepalive_interval=limits.keepalive,
+                            silence_timeout=limits.silence)
+    try:
+        gid = session.peer.flow.game_id if session else None
+        have = session.peer.received_count() if session else 0
+        try:
+            with trio.fail_after(limits.handshake):
+                await channel.send(hello_frame(invite.secret, gid, have))
+        except trio.TooSlowError:
+            raise SessionError("the host did not take our greeting in time", fatal=False) \
+                from None
+        ok = await receive_control(channel, "ok", limits.handshake)
+        peer_has = ok.get("have", 0)
+        if not isinstance(peer_has, int) or isinstance(peer_has, bool) or peer_has < 0:
+            raise SessionError("the host sent a bad greeting")
+        if session is not None and gid is not None and ok.get("game") != gid \
+                and not _host_awaits_our_hello(session, ok, peer_has):
+            raise SessionError("the host does not have our game any more")
+        if session is None:
+            fingerprint = certificate_fingerprint(peer_certificate(stream))
+            peer = Peer(JOINER, config.key, fingerprint)
+            session = box[0] = GameSession(peer, config.save_dir, invite.secret, limits)
+            on_session(session)
+            nursery.start_soon(run_seat, session)
+        on_status("connected to the host")
+        await session.run_connection(channel, peer_has)
+    finally:
+        with trio.move_on_after(2):
+            await channel.aclose()
+
+
+def _host_awaits_our_hello(session: GameSession, ok: dict, peer_has: int) -> bool:
+    """The connection dropped after we sent our hello and before the host got it: the
+    host (the same one: its first message is the hello we answered) has no game id yet,
+    holds none of our messages, and takes our hello again."""
+    hellos = session.peer.flow.senders[HOST].hashes
+    return (ok.get("game") is None and peer_has == 0 and bool(hellos)
+            and isinstance(ok.get("first"), bytes) and equal(ok["first"], hellos[0]))

@@ -1,0 +1,66 @@
+"""Bot against bot over real TLS sockets on loopback: the whole product, end to end."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass
+from pathlib import Path
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pgotg.net.hosting import HostConfig, host_game
+from p2pgotg.net.invite import Invite
+from p2pgotg.net.joining import JoinConfig, join_game
+from p2pgotg.net.seat import drive
+from p2pgotg.net.session import GameSession, Limits
+from p2pgotg.net.tls import make_certificate
+from p2pgotg.players.bot_seat import BotSeat
+from p2pgotg.protocol import Verdict
+from p2pgotg.rules import RuleOptions
+
+
+@dataclass
+class SelfplayResult:
+    host: GameSession
+    joiner: GameSession
+
+    @property
+    def verdict(self) -> Verdict | None:
+        return self.host.verdict
+
+    @property
+    def agreed(self) -> bool:
+        return self.host.verdict == self.joiner.verdict
+
+
+def bot_runner(seed: int, delay: float = 0.0):
+    """A seat runner for the bot; it thinks `delay` seconds before each action."""
+    seat = BotSeat(random.Random(seed))
+
+    async def run(session: GameSession) -> None:
+        await drive(session, seat.step, think=delay)
+
+    return run
+
+
+async def play_one(options: RuleOptions, save_dir: Path, seed: int,
+                   limits: Limits | None = None) -> SelfplayResult:
+    """One bot-versus-bot game between a host and a joiner in this process."""
+    limits = limits or Limits()
+    cert, key = make_certificate()
+    host_cfg = HostConfig(Ed25519PrivateKey.generate(), cert, key, options,
+                          save_dir / "host", port=0, bind="127.0.0.1", limits=limits,
+                          resume=False)
+    result: dict[str, GameSession] = {}
+    async with trio.open_nursery() as nursery:
+        async def run_host(task_status=trio.TASK_STATUS_IGNORED) -> None:
+            result["host"] = await host_game(host_cfg, bot_runner(seed * 2 + 1),
+                                             task_status=task_status)
+
+        hosting = await nursery.start(run_host)
+        invite = Invite.decode(hosting.invites[0])
+        join_cfg = JoinConfig(Ed25519PrivateKey.generate(), invite, save_dir / "joiner",
+                              limits, resume=False)
+        result["joiner"] = await join_game(join_cfg, bot_runner(seed * 2 + 2))
+    return SelfplayResult(result["host"], result["joiner"])
