@@ -1,0 +1,54 @@
+"""The play screen's input line: a move (`c3 c4`, `c3-c4`) or a word command. Pure.
+
+>>> parse_command("c3-c4").move.text()
+'c3-c4'
+>>> parse_command("chat good luck").text
+'good luck'
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from p2pgotg.rules import InvalidNotationError, Move
+
+WORDS = ("resign", "draw", "decline", "chat", "help", "quit")
+USAGE = "type a move like c3 c4, or: resign, draw, decline, chat TEXT, help, quit"
+
+
+class CommandError(Exception):
+    """The line is not a move or a command; `str()` says why, in one line."""
+
+
+@dataclass(frozen=True)
+class Command:
+    kind: str  # "move" or one of WORDS
+    move: Move | None = None
+    text: str = ""
+
+
+def parse_command(line: str) -> Command:
+    words = line.strip().split(None, 1)
+    if not words:
+        raise CommandError(USAGE)
+    head = words[0].lower()
+    if head in WORDS:
+        rest = words[1].strip() if len(words) > 1 else ""
+        if head == "chat":
+            if not rest:
+                raise CommandError("chat needs a message: chat TEXT")
+            return Command("chat", text=rest)
+        if rest:
+            raise CommandError(f"{head} takes nothing after it")
+        return Command(head)
+    if head == "?":
+        return Command("help")
+    try:
+        return Command("move", move=Move.parse(line))
+    except InvalidNotationError:
+        if head[:1].isalpha() and head[1:2].isdigit():
+            raise CommandError(
+                f"{line.strip()!r} is not a move: write two squares, files a-i and ranks "
+                "1-8, e.g. c3 c4"
+            ) from None
+        raise CommandError(f"unknown command {head!r}: {USAGE}") from None

@@ -1,0 +1,160 @@
+"""The end screen: the result and how it came, then the audit: every rank revealed (the
+final position, or the starting setups), the pieces each side lost, the verdict, and where
+the signed record of the game is saved."""
+
+from __future__ import annotations
+
+import textwrap
+
+from p2pgotg.protocol import Peer
+from p2pgotg.rules import Game, IllegalMoveError, Piece, Rank, RulesError, Setup, Side
+from p2pgotg.ui import board
+from p2pgotg.ui.board import Fragments, Marks
+from p2pgotg.ui.state import AppState, Mode
+from p2pgotg.ui.words import how_it_ended, result_headline, verdict_words
+
+
+def revealed_setups(peer: Peer) -> dict[Side, Setup]:
+    """Every setup this peer can show in full: its own, and the opponent's once the
+    opponent's audit has opened every commitment."""
+    out: dict[Side, Setup] = {}
+    own = peer.own_setup
+    if own is not None:
+        out[own.side] = own
+    flow = peer.flow
+    them = peer.peer_role
+    if them in flow.audits and them in flow.reveals and flow.white is not None:
+        side = flow.side_of(them)
+        ranks = flow.audits[them][0]
+        squares = flow.reveals[them].squares
+        try:
+            out[side] = Setup(side, {sq: Rank(r) for sq, r in zip(squares, ranks)})
+        except (RulesError, ValueError):
+            pass  # a broken setup: the verdict says so; show what we know
+    return out
+
+
+def audit_game(peer: Peer, at_start: bool = False) -> Game | None:
+    """The game with every rank known (replayed from both setups), or the player's own
+    view when the opponent's setup was never opened."""
+    view = peer.view
+    setups = revealed_setups(peer)
+    if len(setups) == 2:
+        full = Game.from_setups(setups[Side.WHITE], setups[Side.BLACK], peer.options)
+        if at_start or view is None:
+            return full
+        try:
+            for record in view.history:
+                full.push(record.move, record.result, record.lost_flag)
+        except IllegalMoveError:
+            return view
+        return full
+    return view
+
+
+def _code(game: Game, piece: Piece) -> str:
+    rank = game.rank_of(piece)
+    return "?" if rank is None else rank.code
+
+
+def title(state: AppState) -> str:
+    return "Game over" + (f" - you played {state.side.display_name}" if state.side is not None else "")
+
+
+def headline(state: AppState) -> Fragments:
+    peer = state.peer
+    if peer is None:
+        return []
+    if peer.failed is not None:
+        return [("class:status.error", " The other side broke the protocol: the game stopped.\n"),
+                ("", f" {peer.failed}\n")]
+    result = peer.flow.result
+    if result is None:
+        return [("class:strong", " The game ended before it was finished.\n")]
+    termination, winner = result
+    side = peer.side
+    winner_side = peer.flow.side_of(winner) if winner is not None and peer.flow.white else None
+    won = None if winner is None else winner == peer.role
+    head = result_headline(winner_side, side, state.opponent)
+    return [("class:heading", f" {head}"), ("class:strong", f": {how_it_ended(termination, won)}.\n")]
+
+
+def board_text(state: AppState) -> Fragments:
+    peer = state.peer
+    if peer is None:
+        return []
+    game = audit_game(peer, at_start=state.end_view_setups)
+    if game is None:
+        return [("", "\n (the game never started)\n")]
+    marks = Marks()
+    if not state.end_view_setups and game.history:
+        last = game.history[-1]
+        marks = Marks(last=frozenset((last.move.from_square, last.move.to_square)))
+    return board.board_fragments(board.game_content(game), state.viewer, marks, state.ascii)
+
+
+def panel_text(state: AppState) -> Fragments:
+    peer = state.peer
+    if peer is None:
+        return []
+    complete = len(revealed_setups(peer)) == 2
+    what = "Starting setups" if state.end_view_setups else "Final position"
+    out: Fragments = [("class:heading", what), ("", "\n")]
+    out.append(("class:dim", "every rank revealed\n" if complete
+                else "their ranks were never opened\n"))
+    out.append(("class:dim", "(s: show the " +
+                ("final position)\n" if state.end_view_setups else "starting setups)\n")))
+    game = audit_game(peer)
+    side = state.side
+    if game is not None and side is not None:
+        for label, owner in (("You lost", side), ("They lost", side.other)):
+            pieces = [p for p in game.eliminated if p.side is owner]
+            codes = " ".join(_code(game, p) for p in pieces) or "-"
+            out.append(("class:strong", f"\n{label} ({len(pieces)}):\n"))
+            for line in textwrap.wrap(codes, 30):
+                out.append(("", f" {line}\n"))
+    return out
+
+
+def audit_text(state: AppState) -> Fragments:
+    session, peer = state.session, state.peer
+    if session is None or peer is None:
+        return []
+    verdict = session.verdict
+    out: Fragments = []
+    if verdict is not None:
+        words = verdict_words(verdict, peer.role, state.opponent)
+        style = "class:strong" if verdict.clean else "class:status.error"
+        for line in textwrap.wrap(words, 78):
+            out.append((style, f" {line}\n"))
+        for line in textwrap.wrap(f"(verdict: {verdict.describe()})", 78):
+            out.append(("class:dim", f" {line}\n"))
+    elif peer.failed is None:
+        out.append(("", " Checking the audit: both sides open every commitment...\n"))
+    if session.path is not None:
+        text = f"Saved game: {session.path} - check it any time with: p2pgotg verify FILE"
+        for line in textwrap.wrap(text, 78, break_long_words=True):
+            out.append(("class:dim", f" {line}\n"))
+    return out
+
+
+def hints(state: AppState) -> str:
+    if state.mode is Mode.BOT:
+        return "n new game against the bot   s setups/final position   q quit"
+    again = "p2pgotg host" if state.mode is Mode.HOST else "p2pgotg join CODE (a new invite)"
+    return f"s setups/final position   q quit   (another game: {again})"
+
+
+def toggle_view(state: AppState) -> None:
+    state.end_view_setups = not state.end_view_setups
+
+
+def rematch(state: AppState) -> None:
+    if state.mode is not Mode.BOT:
+        state.warn("to play again, host or join a new game from the command line")
+        return
+    if state.session is not None and not state.session.done:
+        state.warn("wait for the audit to finish")
+        return
+    state.say("starting a new game against the bot...")
+    state.driver.rematch()

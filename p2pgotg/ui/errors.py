@@ -1,0 +1,43 @@
+"""What the player sees when something goes wrong: a short message saying what happened and
+what to do; the details (a traceback, for a bug) go to a log file under the data dir."""
+
+from __future__ import annotations
+
+import datetime
+import traceback
+from pathlib import Path
+
+from p2pgotg.net.errors import NetError
+from p2pgotg.net.paths import data_dir
+from p2pgotg.net.session import SessionError, unwrap
+
+
+def error_log() -> Path:
+    return data_dir() / "errors.log"
+
+
+def log_exception(exc: BaseException) -> Path | None:
+    """Append the details to the error log; the player sees a short message instead."""
+    path = error_log()
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f"--- {datetime.datetime.now().isoformat(timespec='seconds')}\n")
+            f.write("".join(traceback.format_exception(exc)))
+        return path
+    except OSError:
+        return None
+
+
+def explain(exc: BaseException) -> str:
+    """What went wrong and what the player can do, in words; details go to the log."""
+    if isinstance(exc, BaseExceptionGroup):
+        exc = unwrap(exc)
+    if isinstance(exc, NetError):
+        return exc.user_message
+    if isinstance(exc, SessionError):
+        return str(exc)
+    path = log_exception(exc)
+    where = f" The details are in {path}." if path else ""
+    return (f"Something unexpected went wrong ({type(exc).__name__}: {exc}).{where} "
+            "A game in progress is saved: run the same command again to resume it.")

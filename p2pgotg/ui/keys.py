@@ -1,0 +1,178 @@
+"""Key bindings, built from the state (pyvim's `create_key_bindings`).
+
+One input line is always focused, so typing a move just works on the play screen. Where no
+text is wanted (start, lobby, setup, end), letters are single-key commands instead; the
+filters below say which keys mean what on which screen.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+from prompt_toolkit.buffer import Buffer
+from prompt_toolkit.filters import Condition, Filter
+from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+
+from p2pgotg.ui import end_screen, lobby_screen, play_screen, setup_screen, start_screen
+from p2pgotg.ui.errors import explain
+from p2pgotg.ui.state import AppState, Prompt, Screen
+
+Handler = Callable[[KeyPressEvent], None]
+ARROWS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
+
+
+def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
+    kb = KeyBindings()
+
+    def add(*keys: str, **options: Any) -> Callable[[Handler], Handler]:
+        """`kb.add`, but a bug in a handler becomes a status message, not a traceback."""
+
+        def register(handler: Handler) -> Handler:
+            @functools.wraps(handler)
+            def guarded(event: KeyPressEvent) -> None:
+                try:
+                    handler(event)
+                except Exception as exc:  # noqa: BLE001  (logged by explain)
+                    state.warn(explain(exc))
+
+            kb.add(*keys, **options)(guarded)
+            return handler
+
+        return register
+
+    def on(*screens: Screen) -> Filter:
+        return Condition(lambda: state.screen in screens)
+
+    confirming = Condition(lambda: state.confirm_quit)
+    keys = ~Condition(lambda: state.takes_text) & ~confirming  # letters are commands
+    empty = Condition(lambda: buffer.text == "")
+    no_prompt = Condition(lambda: state.prompt is None)
+
+    def quit_or_ask(event: KeyPressEvent) -> None:
+        if state.in_game and not state.confirm_quit:
+            state.ask_quit()
+        else:
+            event.app.exit()
+
+    @add("c-c")
+    @add("c-q")
+    def _quit(event: KeyPressEvent) -> None:
+        quit_or_ask(event)
+
+    @add("q", filter=keys & on(Screen.START, Screen.LOBBY, Screen.SETUP, Screen.END,
+                                  Screen.ERROR))
+    def _q(event: KeyPressEvent) -> None:
+        quit_or_ask(event)
+
+    @add("y", filter=confirming)
+    def _yes(event: KeyPressEvent) -> None:
+        event.app.exit()
+
+    @add("<any>", filter=confirming)
+    @add("n", filter=confirming)
+    def _no(event: KeyPressEvent) -> None:
+        state.confirm_quit = False
+        state.say("")
+
+    @add("<any>", filter=keys)
+    def _not_text(event: KeyPressEvent) -> None:
+        """Where no text is wanted, a key without a meaning does nothing."""
+
+    @add("escape", filter=~confirming, eager=True)
+    def _escape(event: KeyPressEvent) -> None:
+        if state.help_visible:
+            state.help_visible = False
+        elif state.prompt is not None:
+            state.prompt = None
+            state.say("")
+        elif buffer.text:
+            buffer.reset()
+        elif state.selected is not None:
+            state.selected = None
+            state.say("put down")
+        elif state.editor is not None and state.editor.picked is not None:
+            state.editor.picked = None
+            state.say("put back")
+
+    @add("?", filter=(keys | empty) & no_prompt & ~confirming)
+    def _help(event: KeyPressEvent) -> None:
+        state.help_visible = not state.help_visible
+
+    for name, (dx, dy) in ARROWS.items():
+        @add(name, filter=on(Screen.SETUP) & no_prompt & ~confirming)
+        def _setup_arrow(event: KeyPressEvent, dx: int = dx, dy: int = dy) -> None:
+            setup_screen.move_cursor(state, dx, dy)
+
+        @add(name, filter=on(Screen.PLAY) & empty & ~confirming)
+        def _play_arrow(event: KeyPressEvent, dx: int = dx, dy: int = dy) -> None:
+            play_screen.move_cursor(state, dx, dy)
+
+    @add("enter", filter=~confirming)
+    def _enter(event: KeyPressEvent) -> None:
+        text = buffer.text
+        prompt = state.prompt
+        if prompt is not None:
+            buffer.reset()
+            if prompt is Prompt.JOIN_CODE:
+                start_screen.submit_code(state, text)
+            elif prompt is Prompt.LOAD:
+                setup_screen.load(state, text)
+            elif prompt is Prompt.SAVE:
+                setup_screen.save(state, text)
+            return
+        screen = state.screen
+        if screen is Screen.PLAY:
+            if text.strip():
+                buffer.reset(append_to_history=True)
+                play_screen.submit(state, text)
+            else:
+                play_screen.enter(state)
+        elif screen is Screen.SETUP:
+            setup_screen.enter(state)
+
+    # -- the start screen ----------------------------------------------------------------
+    for key in start_screen.CHOICES:
+        @add(key, filter=keys & on(Screen.START) & no_prompt)
+        def _choose(event: KeyPressEvent, key: str = key) -> None:
+            start_screen.choose(state, key)
+
+    # -- the lobby -------------------------------------------------------------------------
+    @add("a", filter=keys & on(Screen.LOBBY))
+    def _accept(event: KeyPressEvent) -> None:
+        lobby_screen.accept(state)
+
+    # -- the setup screen --------------------------------------------------------------
+    setup = keys & on(Screen.SETUP)
+    simple = {
+        "r": setup_screen.randomize, "c": setup_screen.clear, "x": setup_screen.remove,
+        "delete": setup_screen.remove, "backspace": setup_screen.remove,
+        "l": setup_screen.ask_load, "w": setup_screen.ask_save, "d": setup_screen.ready,
+    }
+    for key, action in simple.items():
+        @add(key, filter=setup)
+        def _setup_key(event: KeyPressEvent, action=action) -> None:
+            action(state)
+
+    @add("tab", filter=setup)
+    @add("]", filter=setup)
+    def _next(event: KeyPressEvent) -> None:
+        setup_screen.next_rank(state, 1)
+
+    @add("s-tab", filter=setup)
+    @add("[", filter=setup)
+    def _previous(event: KeyPressEvent) -> None:
+        setup_screen.next_rank(state, -1)
+
+    # -- the end screen ------------------------------------------------------------------
+    @add("n", filter=keys & on(Screen.END))
+    def _again(event: KeyPressEvent) -> None:
+        end_screen.rematch(state)
+
+    @add("s", filter=keys & on(Screen.END))
+    def _setups(event: KeyPressEvent) -> None:
+        end_screen.toggle_view(state)
+
+    return kb
+

@@ -1,0 +1,121 @@
+"""The lobby: the host's invite codes, the rules on offer, the connection; the joiner
+accepts the host's rules (or declines by quitting). Also the error screen."""
+
+from __future__ import annotations
+
+import ipaddress
+import textwrap
+
+from p2pgotg.net.session import Link
+from p2pgotg.protocol import JOINER
+from p2pgotg.ui.board import Fragments
+from p2pgotg.ui.state import AppState, Mode
+
+CODE_WIDTH = 72
+
+
+def title(state: AppState) -> str:
+    if state.mode is Mode.HOST:
+        return "p2pgotg - hosting a game"
+    if state.mode is Mode.JOIN:
+        return "p2pgotg - joining a game"
+    return "p2pgotg - a game against the bot"
+
+
+def _where(code: str) -> str:
+    from p2pgotg.net.errors import NetError
+    from p2pgotg.net.invite import Invite
+
+    try:
+        address = Invite.decode(code).address
+        ip = ipaddress.ip_address(address)
+    except (NetError, ValueError):  # a hostname: just name it
+        return "invite code"
+    if ip.is_loopback:
+        return f"for a player on this computer ({address})"
+    return f"for a player who can reach {address}"
+
+
+def _link_words(state: AppState) -> str:
+    session = state.session
+    if session is None:
+        if state.mode is Mode.HOST:
+            return "waiting for the other player to connect..." if state.invites \
+                else "starting..."
+        return "connecting..."
+    return {
+        Link.CONNECTING: "connecting...",
+        Link.CONNECTED: "connected",
+        Link.RECONNECTING: "connection lost: reconnecting...",
+        Link.CLOSED: "closed",
+    }[session.link]
+
+
+def shown_invites(invites: list[str]) -> list[str]:
+    """The codes worth showing: every address but a second loopback one (::1 when
+    127.0.0.1 is there too), at most three, so the screen keeps its 24 lines."""
+    loopback = [c for c in invites if _where(c).startswith("for a player on this")]
+    others = [c for c in invites if c not in loopback]
+    return (others[:2] + loopback[:1])[:3] if loopback else others[:3]
+
+
+def body(state: AppState) -> Fragments:
+    out: Fragments = []
+    peer = state.peer
+    options = (peer.options if peer else None) or state.host_options
+    if state.mode is Mode.BOT:
+        out.append(("", (" Setting up a game against the bot over a real TLS connection "
+                         "on\n this computer, with the full protocol...\n\n")))
+    if options is not None:
+        who = "The host proposes these rules" if state.mode is Mode.JOIN else "Rules"
+        out.append(("class:strong", f" {who}: "))
+        out.append(("", f"{options.describe()}\n"))
+    out.append(("class:strong", " Connection: "))
+    out.append(("", _link_words(state) + "\n"))
+    if state.net_note:
+        out.append(("class:dim", f" ({state.net_note})\n"))
+    if state.mode is Mode.HOST and state.invites and peer is None:
+        out.append(("class:heading", "\n Give the other player one of these invite codes"))
+        out.append(("class:dim", ("\n (they run: p2pgotg join CODE; line breaks in a code do "
+                                 "not matter)\n")))
+        for code in shown_invites(state.invites):
+            out.append(("", f"  {_where(code)}:\n"))
+            for part in textwrap.wrap(code, CODE_WIDTH, break_on_hyphens=False):
+                out.append(("class:invite", f"    {part}\n"))
+    if peer is not None and peer.role == JOINER:
+        if peer.flow.hellos.get("host") is not None and JOINER not in peer.flow.hellos:
+            out.append(("", "\n Press "))
+            out.append(("class:strong", "a"))
+            out.append(("", " to accept these rules and start, "))
+            out.append(("class:strong", "q"))
+            out.append(("", " to decline and quit.\n"))
+        elif JOINER in peer.flow.hellos:
+            out.append(("", "\n Accepted. Tossing a coin for who plays White...\n"))
+    return out
+
+
+def hints(state: AppState) -> str:
+    peer = state.peer
+    if peer is not None and peer.role == JOINER and JOINER not in peer.flow.hellos:
+        return "a accept the rules   q decline and quit"
+    return "q quit"
+
+
+def accept(state: AppState) -> None:
+    peer = state.peer
+    if peer is None or peer.role != JOINER or peer.flow.hellos.get("host") is None:
+        state.warn("nothing to accept yet: the host's rules have not arrived")
+        return
+    if JOINER in peer.flow.hellos:
+        state.warn("you have already accepted")
+        return
+    state.driver.perform(lambda p: p.accept(), "rules accepted")
+
+
+def error_body(state: AppState) -> Fragments:
+    out: Fragments = [("", "\n"), ("class:status.error", " The game cannot go on.\n\n")]
+    for para in (state.fatal or "").splitlines():
+        for line in textwrap.wrap(para, 76) or [""]:
+            out.append(("", f" {line}\n"))
+    out.append(("", "\n Press q to quit.\n"))
+    return out

@@ -1,0 +1,388 @@
+"""The one application-state object: which screen, the cursor, the status line, the game.
+
+Key handlers change it and the layout reads it (pyvim's `Editor`). It never touches sockets
+or trio: protocol actions go through `driver`, which runs them inside trio (`runner`). The
+session's events are folded in by `absorb`, which the runner calls after every change.
+"""
+
+from __future__ import annotations
+
+import enum
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Protocol
+
+from p2pgotg.protocol import JOINER, Peer, Phase
+from p2pgotg.protocol.events import (
+    AuditCompleted,
+    ChallengeStarted,
+    ChatReceived,
+    ColoursDecided,
+    DrawDeclined,
+    DrawOffered,
+    Event,
+    GameEnded,
+    GameStarted,
+    MovePlayed,
+    OptionsProposed,
+    SetupCommitted,
+)
+from p2pgotg.rules import Game, PlyRecord, Rank, RuleOptions, Side
+from p2pgotg.ui import board
+from p2pgotg.ui.setup_editor import SetupEditor
+from p2pgotg.ui.words import challenge_lines, how_it_ended, result_headline, verdict_words
+
+if TYPE_CHECKING:
+    from p2pgotg.net.session import GameSession
+
+Action = Callable[[Peer], list[Event]]
+
+
+class Mode(enum.Enum):
+    """How this program found its opponent."""
+
+    BOT = "bot"  # `p2pgotg play`: the built-in bot over loopback
+    HOST = "host"
+    JOIN = "join"
+
+
+class Screen(enum.Enum):
+    START = "start"
+    LOBBY = "lobby"
+    SETUP = "setup"
+    PLAY = "play"
+    END = "end"
+    ERROR = "error"
+
+
+class Prompt(enum.Enum):
+    """What the input line is asking for, when it is not the play screen's command line."""
+
+    JOIN_CODE = "invite code: "
+    LOAD = "load formation: "
+    SAVE = "save formation as: "
+
+
+class Driver(Protocol):
+    """What the state asks of the trio side (implemented in `runner`)."""
+
+    def perform(self, action: Action, done: str | None = None) -> None:
+        """Run `action` on the session inside trio; say `done` when it worked, the error
+        in the status line when it did not."""
+
+    def start(self, mode: Mode, invite: str | None = None) -> None: ...
+
+    def rematch(self) -> None: ...
+
+    def now(self) -> float:
+        """The trio clock's time, for reading the game clocks."""
+
+    def invalidate(self) -> None: ...
+
+
+class _NoDriver:
+    def perform(self, action: Action, done: str | None = None) -> None:
+        raise RuntimeError("no driver attached")
+
+    def start(self, mode: Mode, invite: str | None = None) -> None:
+        raise RuntimeError("no driver attached")
+
+    def rematch(self) -> None:
+        raise RuntimeError("no driver attached")
+
+    def now(self) -> float:
+        return 0.0
+
+    def invalidate(self) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class LogLine:
+    text: str
+    style: str = ""
+
+
+class AppState:
+    """Everything the screens show and the keys change."""
+
+    def __init__(self, mode: Mode | None = None, *, ascii: bool = False,
+                 rng: random.Random | None = None) -> None:
+        self.mode = mode
+        self.ascii = ascii
+        self.rng = rng or random.Random()
+        self.driver: Driver = _NoDriver()
+        # the connection, before and around the session
+        self.session: GameSession | None = None
+        self.invites: list[str] = []
+        self.host_options: RuleOptions | None = None  # what we propose, before a joiner
+        self.net_note = ""  # the network layer's last word (connected, lost, resuming...)
+        self.fatal: str | None = None  # why no game can go on: shown on the error screen
+        self.finished = False  # the network side is done with this game
+        # the screen
+        self.status = ""
+        self.status_error = False
+        self.help_visible = False
+        self.prompt: Prompt | None = None
+        self.confirm_quit = False
+        self.cursor = 0  # a square index
+        self.selected: int | None = None  # the square of a piece picked up to move
+        self.editor: SetupEditor | None = None
+        self.log: list[LogLine] = []
+        self.offer_draw = False  # send a draw offer with the next move
+        self.end_view_setups = False  # end screen: starting setups instead of final position
+        self.games = 0
+        self._seen = 0
+        self._claimed_at: int | None = None
+
+    # -- the session, read -------------------------------------------------------------
+
+    @property
+    def peer(self) -> Peer | None:
+        return self.session.peer if self.session else None
+
+    @property
+    def view(self) -> Game | None:
+        return self.peer.view if self.peer else None
+
+    @property
+    def side(self) -> Side | None:
+        return self.peer.side if self.peer else None
+
+    @property
+    def viewer(self) -> Side:
+        """Which way round to draw the board (White's way until colours are known)."""
+        side = self.side
+        return Side.WHITE if side is None else side
+
+    @property
+    def opponent(self) -> str:
+        return "the bot" if self.mode is Mode.BOT else "your opponent"
+
+    @property
+    def opponent_short(self) -> str:
+        """For the move log's narrow column."""
+        return "bot" if self.mode is Mode.BOT else "opp"
+
+    @property
+    def screen(self) -> Screen:
+        if self.mode is None:
+            return Screen.START
+        session = self.session
+        if session is None:
+            return Screen.ERROR if self.fatal else Screen.LOBBY
+        peer = session.peer
+        if peer.failed is not None or peer.flow.is_over or session.done:
+            return Screen.END
+        if self.fatal:
+            return Screen.ERROR
+        phase = peer.phase
+        if phase is Phase.SETUP and self.side is not None:
+            return Screen.SETUP
+        if phase is Phase.PLAY:
+            return Screen.PLAY
+        return Screen.LOBBY
+
+    @property
+    def in_game(self) -> bool:
+        """A game that quitting would leave unfinished."""
+        s = self.session
+        return s is not None and not s.done and s.peer.flow.game_id is not None
+
+    @property
+    def takes_text(self) -> bool:
+        """Whether letters typed go to the input line (else they are single-key commands)."""
+        return self.prompt is not None or (self.screen is Screen.PLAY and not self.confirm_quit)
+
+    def ask_quit(self) -> None:
+        """Ask (y/n) before quitting, saying what becomes of the game."""
+        self.confirm_quit = True
+        if not self.in_game:
+            self.say("quit? y/n")
+        elif self.mode is Mode.BOT:
+            self.say("quit? A game against the bot cannot be resumed. y/n")
+        else:
+            self.say("quit? The game is saved: run the same command again to resume it. y/n")
+
+    # -- the status line ---------------------------------------------------------------
+
+    def say(self, text: str) -> None:
+        self.status, self.status_error = text, False
+
+    def warn(self, text: str) -> None:
+        self.status, self.status_error = text, True
+
+    # -- following the session ---------------------------------------------------------
+
+    def attach(self, session: GameSession) -> None:
+        """A new game (or the same one again: then nothing changes)."""
+        if session is self.session:
+            return
+        self.session = session
+        self.fatal = None
+        self.finished = False
+        self.log = []
+        self._seen = 0
+        self._claimed_at = None
+        self.editor = None
+        self.selected = None
+        self.offer_draw = False
+        self.end_view_setups = False
+        self.confirm_quit = False
+        self.games += 1
+        self.say("")
+
+    def absorb(self) -> None:
+        """Fold the session's new events into the log and the status line; claim a flag
+        win when the rules give it."""
+        session = self.session
+        if session is None:
+            return
+        view = session.peer.view
+        if self._seen == 0 and not self.log and view is not None and view.history:
+            self._log_resumed(session.peer)
+        while self._seen < len(session.events):
+            event = session.events[self._seen]
+            self._seen += 1
+            self._on_event(event, session.peer)
+        peer = session.peer
+        if self.editor is None and peer.side is not None and peer.phase is not Phase.HELLO:
+            self.editor = SetupEditor(peer.side)
+            self.cursor = board.square_at(peer.side, 4, 6)
+            own = peer.own_setup
+            if own is not None:  # a resumed game: show what was committed
+                self.editor.placement = dict(own.placement)
+        self._claim_flag_when_due()
+
+    def _own_squares(self) -> set[int]:
+        view, side = self.view, self.side
+        if view is None or side is None:
+            return set()
+        return {sq for p in view.pieces(side) if (sq := view.square_of(p)) is not None}
+
+    def _mine(self, role: str) -> bool:
+        return self.peer is not None and role == self.peer.role
+
+    def _add(self, text: str, style: str = "") -> None:
+        self.log.append(LogLine(text, style))
+
+    def _on_event(self, event: Event, peer: Peer) -> None:
+        them = self.opponent
+        if isinstance(event, OptionsProposed) and peer.role == JOINER:
+            self.say("the host proposes these rules: press a to accept, q to decline")
+        elif isinstance(event, ColoursDecided):
+            side = peer.side
+            assert side is not None
+            first = "you start" if side is Side.WHITE else f"{them} starts"
+            self._add(f"You are {side.display_name}: {first}.", "class:log.info")
+        elif isinstance(event, SetupCommitted):
+            if self._mine(event.role):
+                self.say(f"setup committed: waiting for {self.opponent}")
+            else:
+                self._add(f"{self.opponent.capitalize()} is ready.", "class:log.info")
+        elif isinstance(event, GameStarted):
+            self._add("The game begins.", "class:log.info")
+            self.cursor = board.square_at(self.viewer, 4, 5)
+            self.say("your move" if peer.my_turn else f"{self.opponent} moves first")
+        elif isinstance(event, ChallengeStarted):
+            who = "you challenge" if self._mine(event.role) else f"{them} challenges"
+            self.say(f"{who} on {event.move.text()[-2:]}: waiting for the reply")
+        elif isinstance(event, MovePlayed):
+            self._on_move(event, peer)
+        elif isinstance(event, DrawOffered):
+            if self._mine(event.role):
+                self._add("  you offer a draw", "class:log.info")
+            else:
+                self._add(f"  {them} offers a draw", "class:log.info")
+        elif isinstance(event, DrawDeclined):
+            who = "you decline" if self._mine(event.role) else f"{them} declines"
+            self._add(f"  {who} the draw", "class:log.info")
+        elif isinstance(event, ChatReceived):
+            who = "you" if self._mine(event.role) else self.opponent_short
+            self._add(f"  {who}: {event.text}", "class:log.chat")
+        elif isinstance(event, GameEnded):
+            side = peer.side
+            won = None if event.winner_side is None else event.winner_side is side
+            head = result_headline(event.winner_side, side, self.opponent)
+            self._add(f"{head}: {how_it_ended(event.termination, won)}.", "class:log.end")
+            self.selected = None
+            if self.status_error:  # an old complaint means nothing now
+                self.say("")
+        elif isinstance(event, AuditCompleted):
+            self._add(verdict_words(event.verdict, peer.role, self.opponent), "class:log.end")
+
+    def _on_move(self, event: MovePlayed, peer: Peer) -> None:
+        view, side = peer.view, peer.side
+        assert view is not None and side is not None
+        record = event.record
+        history = view.history
+        number = next((len(history) - i for i, r in enumerate(reversed(history))
+                       if r is record), len(history))
+        self._log_move(view, record, number, side)
+        challenge = record.defender is not None
+        if record.side is not side:
+            self.selected = self.selected if self.selected in self._own_squares() else None
+            if not peer.flow.is_over:
+                text = f"{self.opponent} played {record.move.text()}"
+                if challenge:
+                    text += ": " + "; ".join(challenge_lines(view, record, side))
+                if peer.draw_offered_to_me:
+                    text += ", offering a draw: type draw to accept, decline, or just move"
+                self.say(f"{text}. Your move." if not peer.draw_offered_to_me else text)
+        elif challenge:
+            self.say("; ".join(challenge_lines(view, record, side)))
+
+    def _log_move(self, view: Game, record: PlyRecord, number: int, side: Side) -> None:
+        mover = "you" if record.side is side else self.opponent_short
+        challenge = record.defender is not None
+        self._add(f"{number:>3} {mover:<4} {record.move.text()}{'  x' if challenge else ''}",
+                  "class:log.mine" if record.side is side else "class:log.theirs")
+        if challenge:
+            for line in challenge_lines(view, record, side):
+                self._add(f"      {line}", "class:log.challenge")
+
+    def _log_resumed(self, peer: Peer) -> None:
+        """A game picked up from its saved transcript: the log so far, from the view."""
+        view, side = peer.view, peer.side
+        assert view is not None and side is not None
+        self._add(f"Resumed: you are {side.display_name}.", "class:log.info")
+        for number, record in enumerate(view.history, 1):
+            self._log_move(view, record, number, side)
+
+    def _claim_flag_when_due(self) -> None:
+        """At the start of our turn, a flag of ours that has made it to the far back rank
+        wins: claim it without being asked (the rules leave no choice worth making)."""
+        peer, view = self.peer, self.view
+        if peer is None or view is None or not peer.my_turn or self._claimed_at == view.ply:
+            return
+        side = peer.side
+        assert side is not None
+        flag = next((p for p in view.pieces(side) if view.rank_of(p) is Rank.FLAG), None)
+        if flag is not None and view.flag_claim_problem(side, flag) is None:
+            self._claimed_at = view.ply
+            self.say("your flag reached the far back rank and survived: claiming the win")
+            self.driver.perform(lambda p: p.claim_flag(flag),
+                                "your flag reached the far back rank: win claimed")
+
+    # -- marks for the board -----------------------------------------------------------
+
+    def last_marks(self) -> tuple[frozenset[int], frozenset[int]]:
+        """(squares of the last move, squares of the last challenge)."""
+        view = self.view
+        if view is None or not view.history:
+            return frozenset(), frozenset()
+        last = view.history[-1]
+        moved = frozenset((last.move.from_square, last.move.to_square))
+        for record in reversed(view.history):
+            if record.defender is not None:
+                challenge = frozenset((record.move.to_square,))
+                return (moved - challenge if record is last else moved), challenge
+        return moved, frozenset()
+
+    def targets(self) -> frozenset[int]:
+        """Where the picked-up piece may go now."""
+        view, sq = self.view, self.selected
+        if view is None or sq is None or self.peer is None or not self.peer.my_turn:
+            return frozenset()
+        return frozenset(m.to_square for m in view.legal_moves if m.from_square == sq)
