@@ -1,0 +1,5 @@
+import sys
+
+from protocol.conformance.runner import main
+
+sys.exit(main())
