@@ -167,3 +167,27 @@ def test_formations_save_atomically_and_load_for_either_side(
         formation_files.write("../evil", "x")
     with pytest.raises(formation_files.FormationFileError, match="no formation named"):
         formation_files.read("nothing-here")
+
+
+def test_the_end_screen_explains_every_blind_challenge_with_both_ranks() -> None:
+    """Blind results are told as an arbiter would during play; after the audit the end
+    screen names both ranks of every challenge, taken from the opened commitments."""
+    import random
+
+    from p2pgotg.protocol.pair import Pair
+    from p2pgotg.rules import ChallengeMode, RuleOptions, resolve_challenge
+    from p2pgotg.ui.end_screen import challenges_explained
+
+    pair = Pair.new(RuleOptions(challenge_mode=ChallengeMode.BLIND), seed="ui-blind-end")
+    pair.handshake(rng=random.Random(4))
+    pair.play_random(random.Random(4))
+    peer = pair.host
+    lines = challenges_explained(peer)
+    records = [r for r in peer.view.history if r.result is not None]
+    assert records and len(lines) == len(records)
+    # each line's ranks give the result the rules give (chapter 1's table)
+    codes = {rank.code: rank for rank in Rank}
+    for line, record in zip(lines, records):
+        pair_text = line.split()[3].rstrip(":")
+        attacker, defender = (codes[c] for c in pair_text.split(">"))
+        assert resolve_challenge(attacker, defender) is record.result

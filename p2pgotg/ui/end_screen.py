@@ -93,10 +93,47 @@ def board_text(state: AppState) -> Fragments:
     return board.board_fragments(board.game_content(game), state.viewer, marks, state.ascii)
 
 
+def challenges_explained(peer: Peer) -> list[str]:
+    """Every challenge of the game with both ranks, once the audit has opened them all: in
+    the blind mode this is the first time either player sees what an arbiter saw."""
+    setups = revealed_setups(peer)
+    view = peer.view
+    if len(setups) != 2 or view is None or peer.side is None:
+        return []
+    full = Game.from_setups(setups[Side.WHITE], setups[Side.BLACK], peer.options)
+    lines = []
+    for number, record in enumerate(view.history, 1):
+        if record.defender is not None and record.result is not None:
+            mine = record.side is peer.side
+            a, d = full.rank_of(record.piece), full.rank_of(record.defender)
+            who = "you" if mine else "they"
+            fate = {"attacker_wins": "their" if mine else "your",
+                    "defender_wins": "your" if mine else "their",
+                    "both_eliminated": "both"}[record.result.value]
+            gone = "both eliminated" if fate == "both" else f"{fate} piece eliminated"
+            lines.append(f"{number:3d} {who} {record.move.text()} "
+                         f"{a.code if a is not None else '?'}>{d.code if d is not None else '?'}"
+                         f": {gone}")
+        try:
+            full.push(record.move, record.result, record.lost_flag)
+        except IllegalMoveError:
+            break
+    return lines
+
+
 def panel_text(state: AppState) -> Fragments:
     peer = state.peer
     if peer is None:
         return []
+    if state.end_view_challenges:
+        lines = challenges_explained(peer)
+        out: Fragments = [("class:heading", "Challenges"), ("", "\n"),
+                          ("class:dim", "attacker>defender, ranks from the audit\n")]
+        for line in lines[-7:] or ["(none, or ranks not opened)"]:
+            out.append(("", line[:31] + "\n"))
+        if len(lines) > 7:
+            out.append(("class:dim", f"(last 7 of {len(lines)}: c to go back)\n"))
+        return out
     complete = len(revealed_setups(peer)) == 2
     what = "Starting setups" if state.end_view_setups else "Final position"
     out: Fragments = [("class:heading", what), ("", "\n")]
@@ -140,13 +177,17 @@ def audit_text(state: AppState) -> Fragments:
 
 def hints(state: AppState) -> str:
     if state.mode is Mode.BOT:
-        return "n new game against the bot   s setups/final position   q quit"
+        return "n new game   s setups/final position   c challenges   q quit"
     again = "p2pgotg host" if state.mode is Mode.HOST else "p2pgotg join CODE (a new invite)"
-    return f"s setups/final position   q quit   (another game: {again})"
+    return f"s setups/final   c challenges   q quit   (another game: {again})"
 
 
 def toggle_view(state: AppState) -> None:
     state.end_view_setups = not state.end_view_setups
+
+
+def toggle_challenges(state: AppState) -> None:
+    state.end_view_challenges = not state.end_view_challenges
 
 
 def rematch(state: AppState) -> None:

@@ -174,5 +174,9 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     def _setups(event: KeyPressEvent) -> None:
         end_screen.toggle_view(state)
 
+    @add("c", filter=keys & on(Screen.END))
+    def _challenges(event: KeyPressEvent) -> None:
+        end_screen.toggle_challenges(state)
+
     return kb
 

@@ -132,6 +132,7 @@ class AppState:
         self.log: list[LogLine] = []
         self.offer_draw = False  # send a draw offer with the next move
         self.end_view_setups = False  # end screen: starting setups instead of final position
+        self.end_view_challenges = False  # end screen: every challenge with both ranks
         self.games = 0
         self._seen = 0
         self._claimed_at: int | None = None
@@ -229,6 +230,7 @@ class AppState:
         self.selected = None
         self.offer_draw = False
         self.end_view_setups = False
+        self.end_view_challenges = False
         self.confirm_quit = False
         self.games += 1
         self.say("")
