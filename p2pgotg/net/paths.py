@@ -175,7 +175,7 @@ def _write_private_file(path: Path, data: bytes, *, replace: bool) -> bool:
                 return False
             except OSError:  # no hard links on this file system
                 os.replace(tmp, path)
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
         return True
     except OSError as exc:
         raise IdentityFileError(f"cannot write {path}: {exc.strerror or exc}") from exc
@@ -184,8 +184,9 @@ def _write_private_file(path: Path, data: bytes, *, replace: bool) -> bool:
             os.unlink(tmp)
 
 
-def _fsync_dir(directory: Path) -> None:
-    """Make the rename itself durable (POSIX); a no-op where directories cannot be opened."""
+def fsync_dir(directory: Path) -> None:
+    """Make a file's creation or rename durable (POSIX); a no-op where directories cannot
+    be opened."""
     try:
         fd = os.open(directory, os.O_RDONLY)
     except OSError:

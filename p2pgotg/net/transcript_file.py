@@ -11,6 +11,7 @@ import os
 from pathlib import Path
 from typing import Iterable
 
+from p2pgotg.net.paths import fsync_dir
 from p2pgotg.protocol.peer import Record
 from p2pgotg.protocol.transcript import Transcript, encode_header, encode_record, parse
 
@@ -29,7 +30,7 @@ class TranscriptFile:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
         f = cls(path, fd)
         f._write(encode_header(role, key))
-        _fsync_dir(path.parent)
+        fsync_dir(path.parent)
         return f
 
     @classmethod
@@ -70,16 +71,3 @@ def _intact_length(data: bytes) -> int:
             break
         pos += 4 + length
     return pos
-
-
-def _fsync_dir(path: Path) -> None:
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)

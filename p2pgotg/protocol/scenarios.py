@@ -523,28 +523,29 @@ def _finish_blind(pair: Pair, honest: Peer) -> Result:
     return Result(honest, None)
 
 
-def blind_garbled_other_slot(seed: int) -> Result:
-    """The defender spoils a slot the attacker did not choose: only the audit can tell."""
+def _host_attacks_garbled(seed: int, chosen: bool) -> Pair:
+    """The host challenges; the joiner, defending, spoils the host's own slot (`chosen`) or
+    another one."""
     pair = _blind_pair(seed, JOINER)
     move = _blind_challenge_by(pair, HOST, seed)
     host = pair.host
     rank = host.own_setup.ranks[host.view.piece_at(move.from_square).pid]  # type: ignore
-    pair.joiner.garble_slot = 15 if rank != Rank.GENERAL_OF_THE_ARMY else 1  # type: ignore
+    slot = int(rank) + 1
+    pair.joiner.garble_slot = slot if chosen else (15 if slot != 15 else 1)  # type: ignore
     host.move(move)
     pair.deliver()
-    return _finish_blind(pair, host)
+    return pair
+
+
+def blind_garbled_other_slot(seed: int) -> Result:
+    """The defender spoils a slot the attacker did not choose: only the audit can tell."""
+    pair = _host_attacks_garbled(seed, chosen=False)
+    return _finish_blind(pair, pair.host)
 
 
 def blind_garbled_chosen_slot(seed: int) -> Result:
     """The defender spoils the attacker's slot: the attacker proves it at once."""
-    pair = _blind_pair(seed, JOINER)
-    move = _blind_challenge_by(pair, HOST, seed)
-    host = pair.host
-    rank = host.own_setup.ranks[host.view.piece_at(move.from_square).pid]  # type: ignore
-    pair.joiner.garble_slot = int(rank) + 1  # type: ignore[attr-defined]
-    host.move(move)
-    pair.deliver()
-    return Result(host, None)
+    return Result(_host_attacks_garbled(seed, chosen=True).host, None)
 
 
 def blind_wrong_outcome(seed: int) -> Result:
