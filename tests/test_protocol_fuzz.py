@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from p2pgotg.protocol import RemoteProtocolError
 from p2pgotg.protocol.messages import SCHEMA
-from p2pgotg.protocol.pair import Pair, forge
+from p2pgotg.protocol.pair import Pair
 
 
 def _in_play(seed: int = 0) -> Pair:

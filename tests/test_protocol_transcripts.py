@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-import re
 import os
 import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,7 +14,7 @@ import pytest
 
 from p2pgotg.cli import main
 from p2pgotg.net.transcript_file import TranscriptFile
-from p2pgotg.protocol import Finding, HOST, parse, replay
+from p2pgotg.protocol import HOST, Finding, parse, replay
 from p2pgotg.protocol.pair import Pair
 
 ROOT = Path(__file__).parent.parent / "protocol" / "transcripts"

@@ -5,7 +5,7 @@ All layouts are fixed-length; SPEC.md section "Hashed byte layouts" states them 
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 from p2pgotg.crypto.hashing import (
     HASH_LEN,

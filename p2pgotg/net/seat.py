@@ -3,7 +3,7 @@ every change and perform what it decides."""
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import trio
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import enum
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import msgpack
 import trio
@@ -28,7 +29,7 @@ from p2pgotg.protocol import (
     RemoteProtocolError,
     Verdict,
 )
-from p2pgotg.protocol.events import Event, GameEnded
+from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.flow import HOST, JOINER
 
 SESSION_VERSION = 1

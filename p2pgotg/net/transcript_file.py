@@ -8,8 +8,8 @@ before it sends and before it acts on what it received).
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Iterable
 
 from p2pgotg.net.paths import fsync_dir
 from p2pgotg.protocol.peer import Record

@@ -9,7 +9,13 @@ from p2pgotg.protocol.errors import (
 from p2pgotg.protocol.flow import HOST, JOINER, GameFlow, Phase
 from p2pgotg.protocol.peer import Peer, Record
 from p2pgotg.protocol.referee import Finding, Report, replay
-from p2pgotg.protocol.transcript import Transcript, TranscriptError, encode_header, encode_record, parse
+from p2pgotg.protocol.transcript import (
+    Transcript,
+    TranscriptError,
+    encode_header,
+    encode_record,
+    parse,
+)
 from p2pgotg.protocol.verdict import Verdict
 
 __all__ = [

@@ -103,7 +103,7 @@ class AuditReceived(Event):
 
 @dataclass(frozen=True)
 class AuditCompleted(Event):
-    verdict: "Verdict"
+    verdict: Verdict
 
 
-from p2pgotg.protocol.verdict import Verdict  # noqa: E402  (events name it; no cycle)
+from p2pgotg.protocol.verdict import Verdict

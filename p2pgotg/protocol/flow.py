@@ -9,8 +9,9 @@ first and raises `RuleViolation` before changing any state.
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from p2pgotg.crypto import coin_commitment, equal, host_is_white, ot, piece_commitment, setup_hash
 from p2pgotg.crypto.commitments import seed_commitment

@@ -6,9 +6,10 @@ and `game` (every type but `hello`). SPEC.md section "Messages" lists the same t
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any, Callable, Mapping
+from typing import Any
 
 from p2pgotg.protocol.wire import WireError, pack, unpack
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from p2pgotg.crypto import key_from_seed
 from p2pgotg.protocol import HOST, JOINER, Peer

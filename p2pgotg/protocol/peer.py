@@ -10,8 +10,9 @@ opening, revealing the setup once both are committed, the audit) are done automa
 from __future__ import annotations
 
 import secrets as _secrets
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 import json
 import random
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from p2pgotg.crypto import ot, piece_commitment, seed_commitment, setup_hash
 from p2pgotg.protocol.envelope import Envelope
@@ -392,7 +392,7 @@ def wrong_composition(seed: int) -> Result:
 
 def refuse_audit(seed: int) -> Result:
     pair = _to_play(seed)
-    honest, cheater = pair.host, pair.joiner
+    honest = pair.host  # the joiner (the cheater) never sends its audit
     _finish_with_resignation(pair, honest)
     honest.claim_forfeit("abandoned")  # the driver's audit timeout expired
     return Result(honest, None)
@@ -658,7 +658,7 @@ def _blind_waiting_for_attacker(seed: int) -> tuple[Pair, Peer, Peer]:
 
 def blind_token_not_given(seed: int) -> Result:
     """The attacker announces a token the transfer did not give it."""
-    pair, attacker, defender = _blind_waiting_for_attacker(seed)
+    pair, attacker, _defender = _blind_waiting_for_attacker(seed)
     pending = attacker.flow.pending
     assert pending is not None
     data = forge(attacker, "blind_outcome", {"ply": pending.ply, "token": bytes(32)})
@@ -667,7 +667,7 @@ def blind_token_not_given(seed: int) -> Result:
 
 def blind_false_proof(seed: int) -> Result:
     """The attacker claims a bad table when the table was good."""
-    pair, attacker, defender = _blind_waiting_for_attacker(seed)
+    pair, attacker, _defender = _blind_waiting_for_attacker(seed)
     pending, own, view = attacker.flow.pending, attacker._own, attacker.view
     assert pending is not None and own is not None and view is not None
     piece = view.piece_at(pending.move.from_square)

@@ -19,7 +19,12 @@ from p2pgotg.rules.board import (
     square_name,
 )
 from p2pgotg.rules.challenge import ChallengeResult, resolve_challenge
-from p2pgotg.rules.errors import IllegalMoveError, InvalidNotationError, InvalidSetupError, RulesError
+from p2pgotg.rules.errors import (
+    IllegalMoveError,
+    InvalidNotationError,
+    InvalidSetupError,
+    RulesError,
+)
 from p2pgotg.rules.formations import formation_names, formation_text, load_formation
 from p2pgotg.rules.game import Game, Piece, PlyRecord
 from p2pgotg.rules.moves import Move

@@ -7,7 +7,7 @@ White (the side that moves first) sets up on ranks 1-3 and Black on ranks 6-8.
 from __future__ import annotations
 
 import enum
-from functools import lru_cache
+from functools import cache
 
 from p2pgotg.rules.errors import InvalidNotationError
 
@@ -68,7 +68,7 @@ def parse_square(text: str) -> int:
 
 def home_rows(side: Side) -> range:
     """The 3 rows nearest a side (seed 000: "the nearest 3 rows")."""
-    return range(0, 3) if side is Side.WHITE else range(ROWS - 3, ROWS)
+    return range(3) if side is Side.WHITE else range(ROWS - 3, ROWS)
 
 
 def home_squares(side: Side) -> tuple[int, ...]:
@@ -80,7 +80,7 @@ def back_row(side: Side) -> int:
     return ROWS - 1 if side is Side.WHITE else 0
 
 
-@lru_cache(maxsize=None)
+@cache
 def neighbours(sq: int) -> tuple[int, ...]:
     """Orthogonally adjacent squares (forward, back, sideways; never diagonal)."""
     f, r = file_of(sq), row_of(sq)

@@ -7,8 +7,8 @@ result passed in is checked). Legality never depends on hidden ranks.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping, Sequence
 
 from p2pgotg.rules.board import (
     SQUARES,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import enum
 from collections import Counter
+from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Mapping
 
 from p2pgotg.rules.errors import InvalidNotationError
 

@@ -8,9 +8,9 @@ by either side; `Setup.from_formation` mirrors it for Black, who sits at the oth
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Mapping
 
 from p2pgotg.rules.board import FILES, Side, file_of, home_squares, row_of, square, square_name
 from p2pgotg.rules.errors import InvalidNotationError, InvalidSetupError
