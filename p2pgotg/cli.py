@@ -128,6 +128,13 @@ def _cmd_host(args: argparse.Namespace) -> int:
     from p2pgotg.net.session import SessionError
     from p2pgotg.selfplay import bot_runner
 
+    if args.max_games is not None and not args.bot:
+        print("--max-games needs --bot: the bot plays every game of a many-game host",
+              file=sys.stderr)
+        return 2
+    if args.games_total is not None and args.max_games is None:
+        print("--games-total needs --max-games", file=sys.stderr)
+        return 2
     if not args.bot:
         return _interface(args, "host")
     try:
@@ -139,6 +146,8 @@ def _cmd_host(args: argparse.Namespace) -> int:
     config = HostConfig(key, cert, tls_key, _options_from(args), games_dir(),
                         port=args.port, bind=args.bind, limits=_limits(args))
     seed = args.seed if args.seed is not None else random.randrange(2**31)
+    if args.max_games is not None:
+        return _host_many(args, config, seed)
 
     async def main_task() -> object:
         async with trio.open_nursery() as nursery:
@@ -163,6 +172,70 @@ def _cmd_host(args: argparse.Namespace) -> int:
 
 
 _LAST_EXIT = [0]
+
+
+def _host_many(args: argparse.Namespace, config, seed: int) -> int:
+    """Many games at once with the bot, until SIGINT/SIGTERM or --games-total games."""
+    import signal
+
+    import trio
+
+    from p2pgotg.net.errors import NetError
+    from p2pgotg.net.multihost import host_many
+    from p2pgotg.net.session import SessionError, unwrap
+    from p2pgotg.selfplay import bot_runner
+
+    def game_over(number: int, session) -> None:
+        verdict = session.verdict
+        if session.peer.failed is not None:
+            what = str(session.peer.failed)
+        elif verdict is not None:
+            what = verdict.describe()
+        else:
+            what = "not finished (the other player stayed away)"
+        print(f"game {number} over: {what}; transcript: {session.path}", flush=True)
+
+    async def main_task() -> object:
+        stop = trio.Event()
+        async with trio.open_nursery() as nursery:
+            async def run(task_status=trio.TASK_STATUS_IGNORED) -> None:
+                stats = await host_many(
+                    config, lambda n: bot_runner(seed + n, args.bot_delay), args.max_games,
+                    games_total=args.games_total, on_status=_status, on_game_end=game_over,
+                    stop=stop, task_status=task_status)
+                result.append(stats)
+                nursery.cancel_scope.cancel()
+
+            async def stop_on_signal() -> None:
+                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+                    async for signum in signals:
+                        _status(f"{signal.Signals(signum).name}: stopping; unfinished games "
+                                "resume when this host runs again")
+                        stop.set()
+                        return
+
+            nursery.start_soon(stop_on_signal)
+            hosting = await nursery.start(run)
+            print(f"rules: {config.options.describe()}")
+            for code in hosting.invites:
+                print(f"invite: {code}", flush=True)
+            print(f"hosting up to {args.max_games} games at once: share one invite code with "
+                  "every player...", flush=True)
+
+    result: list = []
+    try:
+        try:
+            trio.run(main_task)
+        except BaseExceptionGroup as group:
+            raise unwrap(group) from None
+    except (NetError, SessionError) as exc:
+        print(f"error: {getattr(exc, 'user_message', exc)}", file=sys.stderr)
+        return 1
+    if result:
+        s = result[0]
+        print(f"done: {s.started} games started, {s.resumed} resumed, {s.finished} ended, "
+              f"{s.refused_full} joiners refused as the host was full", flush=True)
+    return 0
 
 
 async def _host_and_report(config, runner, task_status=None) -> None:
@@ -276,6 +349,17 @@ def _seconds(text: str) -> float:
     return value
 
 
+def _positive(text: str) -> int:
+    """A whole number, 1 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
+    return value
+
+
 def _options_from(args: argparse.Namespace):
     from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions
 
@@ -336,6 +420,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="claim the game if the other side withholds a challenge's answer")
     host.add_argument("--ascii", action="store_true",
                       help="no colour: marks drawn as plain text, for any terminal")
+    host.add_argument("--max-games", type=_positive, default=None, metavar="N",
+                      help="with --bot: host up to N games at once (one invite for all), "
+                      "until interrupted")
+    host.add_argument("--games-total", type=_positive, default=None, metavar="M",
+                      help="with --max-games: stop once M games have ended")
     _add_rule_options(host)
     host.set_defaults(func=_cmd_host)
     join = sub.add_parser("join", help="join a game by its invite code")

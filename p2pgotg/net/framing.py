@@ -63,8 +63,10 @@ class FrameDecoder:
         return len(self._buffer)
 
     def receive_data(self, data: bytes | bytearray | memoryview) -> None:
-        """Add received bytes."""
-        self._buffer += data
+        """Add received bytes (dropped once a length was too large: nothing after it can
+        be trusted, and a broken decoder must not keep growing)."""
+        if self._error is None:
+            self._buffer += data
 
     def next_frame(self) -> bytes | None:
         """The next complete frame, ``b""`` for a keepalive, None if more bytes are needed."""

@@ -204,8 +204,10 @@ async def host_game(
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:  # a ListenError, say: raised as itself, not a group
         raise unwrap(group) from None
+    finally:  # (cancelled too: the transcript file is closed, never left open)
+        if session is not None:
+            session.close()
     assert session is not None
-    session.close()
     return session
 
 

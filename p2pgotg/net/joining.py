@@ -3,9 +3,10 @@ with the join secret, play, and reconnect until the game is done or the host is 
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Awaitable, Callable
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -57,11 +58,11 @@ async def join_game(
                 break
     delay = limits.retry[0]
     fatal: SessionError | None = None  # raised once the nursery is closed, not inside it
-    async with trio.open_nursery() as nursery:
+    box: list[GameSession | None] = [session]
+    async with _closed_at_exit(box), trio.open_nursery() as nursery:
         if session is not None:
             on_session(session)
             nursery.start_soon(run_seat, session)
-        box: list[GameSession | None] = [session]
         while session is None or not session.finished:
             try:
                 await _one_connection(config, box, nursery, run_seat, on_status, on_session)
@@ -101,6 +102,16 @@ async def join_game(
         raise fatal
     assert session is not None
     return session
+
+
+@asynccontextmanager
+async def _closed_at_exit(box: list[GameSession | None]) -> AsyncIterator[None]:
+    """Close the session's transcript file however join_game ends, cancelled included."""
+    try:
+        yield
+    finally:
+        if box[0] is not None:
+            box[0].close()
 
 
 async def _one_connection(

@@ -1,0 +1,1079 @@
+"""Fuzzing the decoders and a live peer. `python bench/fuzz.py [--inputs 100000]`
+
+Targets, each checked against what its documentation promises:
+
+- frames: `FrameDecoder` fed streams of frames, keepalives, oversized lengths and garbage
+  in random chunks (a byte at a time up to whole reads). Its frames must be exactly those
+  of a reference parser, the only exception FrameTooLargeError (a NetError), and the bytes
+  it keeps between reads never more than MAX_FRAME + the 4-byte header.
+- codecs: msgpack `unpack`, `Envelope.decode`, `Body.decode` (only WireError) and the
+  session's `parse_control` (never raises) on mutated real messages and bodies.
+- files: `parse` (only TranscriptError) and `replay` (never raises: `verify` reports) on
+  mutated recorded transcripts from protocol/transcripts/.
+- verifier: a `GameFlow` replaying a recorded transcript, fed a mutated next message at a
+  random point (re-signed with the recorded game's key, so it gets past the signature):
+  only RuleViolation, and no state change when it is refused.
+- peer: a live `Peer` at each phase (hello, coin, setup, reveal, play, a challenge's
+  reply, blind play and reply, audit), fed mutations of the real next message of the other
+  side (bytes flipped; fields changed, dropped, added, retyped; other message types
+  re-chained; all re-signed), hypothesis-generated bodies, resends and random bytes: only
+  RemoteProtocolError, and no state change on refused input (beyond the documented
+  evidence: the signed offending message is kept).
+
+Findings (anything else) are printed with the input's hex; the run never stops on one.
+`--atheris N` runs the same checks under atheris (coverage-guided) for N inputs instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import math
+import os
+import random
+import sys
+import time
+import traceback
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# Under atheris, p2pgotg is imported with coverage instrumentation (before anything else).
+_ATHERIS = "--atheris" in sys.argv and __name__ == "__main__"
+if _ATHERIS:
+    import atheris
+
+    _instrumenting = atheris.instrument_imports(include=["p2pgotg"])
+    _instrumenting.__enter__()
+
+from p2pgotg.crypto import key_from_seed, public_bytes, sign
+from p2pgotg.net.errors import FrameTooLargeError
+from p2pgotg.net.framing import HEADER, MAX_FRAME, FrameDecoder
+from p2pgotg.net.session import control, parse_control
+from p2pgotg.protocol import (
+    HOST,
+    JOINER,
+    GameFlow,
+    Peer,
+    RemoteProtocolError,
+    RuleViolation,
+    TranscriptError,
+    parse,
+    replay,
+)
+from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.protocol.messages import SCHEMA, Body
+from p2pgotg.protocol.pair import Pair
+from p2pgotg.protocol.wire import WireError, pack, unpack
+from p2pgotg.rules import ChallengeMode, RuleOptions, Setup
+
+if _ATHERIS:
+    _instrumenting.__exit__(None, None, None)
+
+ROOT = Path(__file__).resolve().parent.parent
+TRANSCRIPTS = ROOT / "protocol" / "transcripts"
+READ_SIZE = MAX_FRAME + HEADER.size  # what FramedChannel reads at most at once
+
+
+# -- findings -------------------------------------------------------------------------------
+
+@dataclass
+class Finding:
+    target: str
+    what: str
+    detail: str
+    example: bytes
+    count: int = 1
+
+
+@dataclass
+class Harness:
+    rng: random.Random
+    findings: dict[tuple[str, str], Finding] = field(default_factory=dict)
+    inputs: Counter = field(default_factory=Counter)
+    seconds: Counter = field(default_factory=Counter)
+    outcomes: Counter = field(default_factory=Counter)  # (target, refused/accepted/...)
+    peak_kept: int = 0  # the most bytes a frame decoder kept between reads
+
+    def find(self, target: str, what: str, detail: str, example: bytes) -> None:
+        key = (target, what)
+        if key in self.findings:
+            self.findings[key].count += 1
+        else:
+            self.findings[key] = Finding(target, what, detail, example)
+
+    def crash(self, target: str, exc: BaseException, example: bytes) -> None:
+        tb = traceback.extract_tb(exc.__traceback__)
+        where = f"{Path(tb[-1].filename).name}:{tb[-1].lineno}" if tb else "?"
+        self.find(target, f"{type(exc).__name__} at {where}",
+                  "".join(traceback.format_exception(exc))[-1500:], example)
+
+
+# -- mutations ------------------------------------------------------------------------------
+
+INTERESTING_BYTES = (0x00, 0x01, 0x7f, 0x80, 0xff, 0xc0, 0xc1, 0xc2, 0xc3, 0xc4, 0xc5, 0xc6,
+                     0xca, 0xcb, 0xcc, 0xcf, 0xd0, 0xd3, 0xd9, 0xdc, 0xdd, 0xde, 0xdf, 0x90,
+                     0x80, 0xa0, 0xe0)
+
+
+def mutate_bytes(data: bytes, rng: random.Random, corpus: list[bytes]) -> bytes:
+    """One to four byte-level changes: flips, interesting bytes, cuts, inserts, splices."""
+    b = bytearray(data)
+    for _ in range(rng.choice((1, 1, 1, 2, 3, 4))):
+        op = rng.randrange(9)
+        if not b:
+            b += rng.randbytes(rng.randint(1, 8))
+            continue
+        i = rng.randrange(len(b))
+        if op == 0:
+            b[i] ^= 1 << rng.randrange(8)
+        elif op == 1:
+            b[i] = rng.choice(INTERESTING_BYTES)
+        elif op == 2:
+            b[i] = rng.randrange(256)
+        elif op == 3:
+            del b[i:i + rng.randint(1, 16)]
+        elif op == 4:
+            b[i:i] = rng.randbytes(rng.randint(1, 16))
+        elif op == 5:
+            del b[rng.randrange(len(b) + 1):]
+        elif op == 6:
+            j = rng.randrange(len(b))
+            b[i:i] = b[j:j + rng.randint(1, 32)]
+        elif op == 7 and corpus:
+            other = rng.choice(corpus)
+            b = b[:i] + other[rng.randrange(len(other) + 1):]
+        else:
+            b[i:i + 2] = rng.choice((b"\x00\x00", b"\xff\xff", b"\x7f\xff", b"\x80\x00"))
+    return bytes(b)
+
+
+POOL: list[Any] = [
+    None, True, False, 0, 1, -1, 2, 14, 15, 20, 21, 26, 27, 44, 45, 71, 72, 255, 256, 65535,
+    65536, 2**31 - 1, 2**31, 2**31 + 1, 2**32, 2**63 - 1, -2**63, 2**64 - 1, 0.0, -0.0, 1.5,
+    math.inf, math.nan, "", "x", "x" * 281, "\x00", "\u00e9", "host", "joiner", "time",
+    "abandoned", "move", "hello", "open", "blind", b"", b"\x00", bytes(16), bytes(21),
+    bytes(31), bytes(32), b"\xff" * 32, bytes(33), bytes(160), bytes(480), bytes(672),
+    bytes(673), [], [0], [None], [0, bytes(32)], [14, bytes(32)], [15, bytes(32)],
+    [0, bytes(31)], [-1, bytes(32)], [0, 0, bytes(32)], [20, 0, bytes(32)], [21, 0, bytes(32)],
+    [0, 0, bytes(32), 1], [[0, bytes(32)]], {}, {"a": 1}, {"x": [1, {"y": b""}]},
+]
+COMMON = ("t", "seq", "prev", "ack", "game")
+ALL_FIELDS = sorted({name for fields in SCHEMA.values() for name in fields} | set(COMMON))
+OPTION_KEYS = ("flag_rule", "two_squares", "chasing", "challenge_mode", "clock_seconds",
+               "move_seconds")
+
+
+def random_value(rng: random.Random, like: Any = None) -> Any:
+    """A value from the pool, or one near `like` (a number off by one, bytes with a bit
+    flipped or a length changed, a list with an element changed)."""
+    if like is not None and rng.random() < 0.5:
+        if isinstance(like, bool):
+            return not like
+        if isinstance(like, int):
+            return like + rng.choice((-1, 1, -2, 2, 7, 64))
+        if isinstance(like, bytes) and like:
+            b = bytearray(like)
+            r = rng.random()
+            if r < 0.6:
+                b[rng.randrange(len(b))] ^= 1 << rng.randrange(8)
+            elif r < 0.8:
+                del b[rng.randrange(len(b)):]
+            else:
+                b += rng.randbytes(rng.randint(1, 4))
+            return bytes(b)
+        if isinstance(like, list) and like:
+            out = list(like)
+            i = rng.randrange(len(out))
+            out[i] = random_value(rng, out[i])
+            return out
+        if isinstance(like, dict) and like:
+            out = dict(like)
+            k = rng.choice(sorted(out))
+            r = rng.random()
+            if r < 0.5:
+                out[k] = random_value(rng, out[k])
+            elif r < 0.75:
+                del out[k]
+            else:
+                out[rng.choice(("extra", *OPTION_KEYS))] = random_value(rng)
+            return out
+    return rng.choice(POOL)
+
+
+def near_value(v: Any, rng: random.Random) -> Any:
+    """A value of the same shape, still well-formed most of the time: a rank, square,
+    ply or piece id a little off, one bit of a salt, hash or point flipped."""
+    if isinstance(v, bool) or v is None:
+        return v
+    if isinstance(v, int):
+        return max(0, v + rng.choice((-1, 1, -9, 9, 2, -2)))
+    if isinstance(v, bytes) and v:
+        b = bytearray(v)
+        i = rng.randrange(len(b))
+        if len(b) in (21,) and rng.random() < 0.5:  # squares or ranks: another value
+            b[i] = rng.randrange(72 if rng.random() < 0.5 else 15)
+        else:
+            b[i] ^= 1 << rng.randrange(8)
+        return bytes(b)
+    if isinstance(v, list) and v:
+        out = list(v)
+        i = rng.randrange(len(out))
+        out[i] = near_value(out[i], rng)
+        return out
+    if isinstance(v, dict) and v:
+        out = dict(v)
+        k = rng.choice(sorted(out))
+        out[k] = near_value(out[k], rng)
+        return out
+    if isinstance(v, str):
+        return rng.choice(("time", "abandoned", "host", "joiner", v + "!", v[:-1]))
+    return v
+
+
+def mutate_body(raw: dict, rng: random.Random, others: list[dict]) -> dict:
+    """One to three structured changes to a decoded body map; most often one field gets
+    a well-formed value a little off, which reaches the protocol's own checks."""
+    body = dict(raw)
+    fields = sorted(k for k in body if k not in COMMON)
+    if fields and rng.random() < 0.55:
+        k = rng.choice(fields)
+        body[k] = near_value(body[k], rng)
+        if rng.random() < 0.2:
+            k = rng.choice(fields)
+            body[k] = near_value(body[k], rng)
+        return body
+    for _ in range(rng.choice((1, 1, 2, 3))):
+        op = rng.randrange(8)
+        keys = sorted(body)
+        if op <= 2 and keys:  # change a field, often to something near its value
+            k = rng.choice(keys)
+            body[k] = random_value(rng, body[k])
+        elif op == 3 and keys:
+            del body[rng.choice(keys)]
+        elif op == 4:
+            body[rng.choice(ALL_FIELDS + ["x", "T", ""])] = random_value(rng)
+        elif op == 5:
+            body["t"] = rng.choice(sorted(SCHEMA)) if rng.random() < 0.8 else random_value(rng)
+        elif op == 6 and others:  # graft another real message's fields
+            donor = rng.choice(others)
+            for k in rng.sample(sorted(donor), k=min(len(donor), rng.randint(1, 3))):
+                body[k] = donor[k]
+        else:
+            k = rng.choice(("seq", "prev", "ack", "game"))
+            body[k] = random_value(rng, body.get(k))
+    return body
+
+
+def signed(key, body: dict) -> bytes | None:
+    """The body packed and signed with `key` into an envelope (None: not packable)."""
+    try:
+        data = pack(body)
+    except (OverflowError, TypeError, ValueError):
+        return None
+    return pack({"body": data, "sig": sign(key, data)})
+
+
+# -- target: frames -------------------------------------------------------------------------
+
+def frame_stream(rng: random.Random) -> tuple[bytes, list[bytes], bool, int]:
+    """(stream, its frames, whether a bad length ends it, bytes left after the frames)."""
+    if rng.random() < 0.1:
+        data = rng.randbytes(rng.randint(0, 3000))
+        return (data, *reference_frames(data))
+    parts: list[bytes] = []
+    for _ in range(rng.randint(0, 12)):
+        r = rng.random()
+        if r < 0.15:
+            n = 0
+        elif r < 0.85:
+            n = rng.randint(1, 300)
+        elif r < 0.97:
+            n = rng.randint(301, 20_000)
+        else:
+            n = rng.choice((MAX_FRAME - 1, MAX_FRAME))
+        parts.append(HEADER.pack(n) + os.urandom(n))
+    r = rng.random()
+    if r < 0.2:
+        parts.append(HEADER.pack(rng.choice((MAX_FRAME + 1, MAX_FRAME + 2, 2**32 - 1,
+                                             rng.randint(MAX_FRAME + 1, 2**32 - 1))))
+                     + rng.randbytes(rng.randint(0, 50)))
+    elif r < 0.35 and parts:
+        last = parts.pop()
+        parts.append(last[:rng.randrange(len(last))])  # cut short
+    data = b"".join(parts)
+    return (data, *reference_frames(data))
+
+
+def reference_frames(data: bytes) -> tuple[list[bytes], bool, int]:
+    frames, pos = [], 0
+    while len(data) - pos >= 4:
+        n = int.from_bytes(data[pos:pos + 4], "big")
+        if n > MAX_FRAME:
+            return frames, True, 0
+        if len(data) - pos - 4 < n:
+            break
+        frames.append(data[pos + 4:pos + 4 + n])
+        pos += 4 + n
+    return frames, False, len(data) - pos
+
+
+def chunks(data: bytes, rng: random.Random) -> list[bytes]:
+    mode = rng.randrange(4)
+    if mode == 0 and len(data) <= 4000:
+        sizes = lambda: 1  # a byte at a time, as a trickle would
+    elif mode == 1:
+        sizes = lambda: rng.randint(1, 64)
+    elif mode == 2:
+        sizes = lambda: rng.randint(1, READ_SIZE)
+    else:
+        return [data] if data else []
+    out, pos = [], 0
+    while pos < len(data):
+        n = sizes()
+        out.append(data[pos:pos + n])
+        pos += n
+    return out
+
+
+def fuzz_frames(h: Harness, data: bytes, pieces: list[bytes], frames: list[bytes],
+                bad: bool, left: int, use_feed: bool) -> None:
+    decoder = FrameDecoder()
+    got: list[bytes] = []
+    failed = False
+    try:
+        for piece in pieces:
+            if use_feed:
+                got += decoder.feed(piece)
+            else:
+                decoder.receive_data(piece)
+                while (frame := decoder.next_frame()) is not None:
+                    got.append(frame)
+            kept = decoder.buffered
+            h.peak_kept = max(h.peak_kept, kept)
+            if kept > MAX_FRAME + HEADER.size:
+                h.find("frames", "kept more than MAX_FRAME + header",
+                       f"{kept} bytes kept between reads", data[:64])
+    except FrameTooLargeError:
+        failed = True
+    except Exception as exc:  # noqa: BLE001  (anything else is a finding)
+        h.crash("frames", exc, data[:200])
+        return
+    if failed != bad:
+        h.find("frames", "error mismatch", f"raised {failed}, expected {bad}", data[:200])
+        return
+    if use_feed and failed:  # feed loses the frames of the call that raised
+        if got != frames[:len(got)]:
+            h.find("frames", "wrong frames (feed)", "not a prefix of the stream's frames",
+                   data[:200])
+    elif got != frames:
+        h.find("frames", "wrong frames", f"{len(got)} frames, expected {len(frames)}",
+               data[:200])
+    elif not failed and decoder.buffered != left:
+        h.find("frames", "wrong leftover", f"{decoder.buffered} != {left}", data[:200])
+    if failed:  # broken for good, and not holding what it is fed from then on
+        for _ in range(3):
+            try:
+                decoder.feed(b"\x00\x00\x00\x01x" * (READ_SIZE // 5))
+                h.find("frames", "usable after an oversized length", "", data[:200])
+            except FrameTooLargeError:
+                pass
+        if decoder.buffered > MAX_FRAME + HEADER.size:
+            h.find("frames", "a broken decoder keeps what it is fed",
+                   f"{decoder.buffered} bytes", data[:64])
+    h.outcomes["frames", "error" if failed else "ok"] += 1
+
+
+def run_frames(h: Harness, n: int) -> None:
+    rng = h.rng
+    for _ in range(n):
+        data, frames, bad, left = frame_stream(rng)
+        fuzz_frames(h, data, chunks(data, rng), frames, bad, left, rng.random() < 0.3)
+    h.inputs["frames"] += n
+
+
+# -- corpus ---------------------------------------------------------------------------------
+
+@dataclass
+class Corpus:
+    files: dict[str, bytes]
+    messages: list[bytes]  # envelopes from every recorded transcript
+    bodies: list[bytes]
+    body_maps: list[dict]
+    controls: list[bytes]
+
+
+def load_corpus() -> Corpus:
+    files = {p.name: p.read_bytes() for p in sorted(TRANSCRIPTS.glob("*.gtr"))}
+    messages: list[bytes] = []
+    for data in files.values():
+        messages += [m for _, m in parse(data).messages]
+    bodies, maps = [], []
+    for m in messages:
+        try:
+            b = Envelope.decode(m).body_bytes
+            bodies.append(b)
+            maps.append(unpack(b))
+        except WireError:
+            pass
+    controls = [control("hi", secret=bytes(16), game=None, have=0),
+                control("hi", secret=bytes(16), game=bytes(32), have=3),
+                control("ok", game=bytes(32), have=1, first=bytes(32)),
+                control("bye", have=7), control("error", reason="no")]
+    return Corpus(files, messages, bodies, maps, controls)
+
+
+# -- target: codecs -------------------------------------------------------------------------
+
+def fuzz_codecs(h: Harness, data: bytes) -> None:
+    for name, fn, allowed in (("unpack", unpack, WireError),
+                              ("envelope", Envelope.decode, WireError),
+                              ("body", Body.decode, WireError)):
+        try:
+            fn(data)
+            h.outcomes["codecs", f"{name} ok"] += 1
+        except allowed:
+            h.outcomes["codecs", f"{name} refused"] += 1
+        except Exception as exc:  # noqa: BLE001
+            h.crash(f"codecs/{name}", exc, data)
+    try:
+        parse_control(data)
+    except Exception as exc:  # noqa: BLE001
+        h.crash("codecs/parse_control", exc, data)
+
+
+def run_codecs(h: Harness, corpus: Corpus, n: int) -> None:
+    rng = h.rng
+    pool = corpus.messages + corpus.bodies + corpus.controls
+    for _ in range(n):
+        r = rng.random()
+        if r < 0.7:
+            data = mutate_bytes(rng.choice(pool), rng, pool)
+        elif r < 0.9:
+            body = mutate_body(rng.choice(corpus.body_maps), rng, corpus.body_maps)
+            try:
+                data = pack(body)
+            except (OverflowError, TypeError, ValueError):
+                data = rng.randbytes(40)
+            if rng.random() < 0.5:
+                data = pack({"body": data, "sig": rng.randbytes(64)})
+        else:
+            data = rng.randbytes(rng.randint(0, 400))
+        fuzz_codecs(h, data)
+    h.inputs["codecs"] += n
+
+
+# -- target: transcript files ---------------------------------------------------------------
+
+def fuzz_file(h: Harness, data: bytes) -> None:
+    try:
+        transcript = parse(data)
+    except TranscriptError:
+        h.outcomes["files", "unreadable"] += 1
+        return
+    except Exception as exc:  # noqa: BLE001
+        h.crash("files/parse", exc, data[:400])
+        return
+    try:
+        report = replay(transcript)
+        report.describe()
+        h.outcomes["files", report.finding.name] += 1
+    except Exception as exc:  # noqa: BLE001
+        h.crash("files/replay", exc, data[:400])
+
+
+def mutate_file(data: bytes, rng: random.Random) -> bytes:
+    records, pos = [], 0
+    while len(data) - pos >= 4:
+        n = int.from_bytes(data[pos:pos + 4], "big")
+        records.append(data[pos:pos + 4 + n])
+        pos += 4 + n
+    r = rng.random()
+    if r < 0.5 or len(records) < 3:
+        i = rng.randrange(len(data))  # somewhere in the file, often in the early records
+        i = min(i, rng.randrange(len(data)))
+        return data[:i] + mutate_bytes(data[i:i + 64], rng, []) + data[i + 64:]
+    i, j = rng.randrange(1, len(records)), rng.randrange(1, len(records))
+    if r < 0.65:
+        del records[i]
+    elif r < 0.8:
+        records.insert(i, records[j])
+    elif r < 0.9:
+        records[i], records[j] = records[j], records[i]
+    else:
+        del records[i:]
+    return b"".join(records)
+
+
+def run_files(h: Harness, corpus: Corpus, n: int) -> None:
+    rng = h.rng
+    small = sorted(corpus.files.values(), key=len)[: max(4, len(corpus.files) * 2 // 3)]
+    for _ in range(n):
+        fuzz_file(h, mutate_file(rng.choice(small), rng))
+    h.inputs["files"] += n
+
+
+# -- state fingerprints ---------------------------------------------------------------------
+
+def flow_state(flow: GameFlow) -> tuple:
+    g = flow.game
+    game = None if g is None else (
+        g.ply, g.turn, g.is_over, g.outcome, tuple(g.piece_at(sq) for sq in range(72)),
+        tuple(sorted(g.known_ranks().items())), len(g.history), g.eliminated)
+    return (
+        flow.phase, flow.options, flow.game_id, flow.host_tls, tuple(sorted(flow.hellos)),
+        flow.host_coin, flow.white, tuple(sorted(flow.setup_commits.items())),
+        tuple(sorted(flow.reveals)), repr(flow.pending), flow.draw_offer, flow.end_role,
+        flow.end_seq, flow.result, tuple(sorted(flow.audits)), flow.verdict,
+        len(flow.blind_log), len(flow.used_points), len(flow.transcript),
+        tuple((r, s.key, len(s.hashes), len(s.envelopes), len(s.index_of), s.last_ack)
+              for r, s in sorted(flow.senders.items())),
+        game,
+    )
+
+
+def peer_state(peer: Peer) -> tuple:
+    return (flow_state(peer.flow), len(peer._out), len(peer._records), peer._coin,
+            peer._own is not None, peer._accepted)
+
+
+# -- target: a live peer at each phase --------------------------------------------------------
+
+@dataclass
+class Fixture:
+    name: str
+    build: Callable[[], tuple[Peer, Peer, bytes]]
+    receiver: Peer | None = None
+    sender: Peer | None = None
+    message: bytes = b""  # the sender's real next message
+    sent: list[bytes] = field(default_factory=list)  # the sender's earlier messages
+    maps: list[dict] = field(default_factory=list)  # their bodies, and the next one's
+    builds: int = 0
+
+    def ready(self) -> None:
+        if self.receiver is None:
+            self.receiver, self.sender, self.message = self.build()
+            self.sent = list(self.sender.flow.senders[self.sender.role].envelopes)
+            self.maps = [unpack(Envelope.decode(m).body_bytes) for m in
+                         self.sent + [self.message]]
+            self.builds += 1
+
+    def spoil(self) -> None:
+        self.receiver = None
+
+
+def _pair(seed: str, blind: bool = False) -> Pair:
+    options = RuleOptions(challenge_mode=ChallengeMode.BLIND) if blind else RuleOptions()
+    return Pair.new(options, seed=seed)
+
+
+def _hello_host() -> tuple[Peer, Peer, bytes]:
+    pair = _pair("fz-hello")
+    pair.host.start()
+    pair.deliver()
+    pair.joiner.accept()
+    return pair.host, pair.joiner, pair.joiner.data_to_send()[0]
+
+
+def _hello_joiner() -> tuple[Peer, Peer, bytes]:
+    pair = _pair("fz-hello-j")
+    pair.host.start()
+    return pair.joiner, pair.host, pair.host.data_to_send()[0]
+
+
+def _coin() -> tuple[Peer, Peer, bytes]:
+    pair = _pair("fz-coin")
+    pair.host.start()
+    pair.deliver()
+    pair.joiner.accept()
+    pair.host.receive(pair.joiner.data_to_send()[0])
+    return pair.joiner, pair.host, pair.host.data_to_send()[0]  # the host's coin
+
+
+def _to_setup(seed: str, blind: bool = False) -> Pair:
+    pair = _pair(seed, blind)
+    pair.host.start()
+    pair.deliver()
+    pair.joiner.accept()
+    pair.deliver()
+    return pair
+
+
+def _setup() -> tuple[Peer, Peer, bytes]:
+    pair = _to_setup("fz-setup")
+    rng = random.Random(1)
+    pair.joiner.commit_setup(Setup.random(pair.joiner.side, rng))
+    return pair.host, pair.joiner, pair.joiner.data_to_send()[0]
+
+
+def _reveal() -> tuple[Peer, Peer, bytes]:
+    pair = _to_setup("fz-reveal")
+    rng = random.Random(2)
+    pair.host.commit_setup(Setup.random(pair.host.side, rng))
+    pair.deliver()
+    pair.joiner.commit_setup(Setup.random(pair.joiner.side, rng))
+    commit, reveal = pair.joiner.data_to_send()
+    pair.host.receive(commit)
+    pair.host.data_to_send()  # the host's own reveal, not delivered
+    return pair.host, pair.joiner, reveal
+
+
+def _play_to(seed: str, plies: int, blind: bool = False, want_challenge: bool = False
+             ) -> tuple[Pair, Peer, Peer]:
+    """A game `plies` moves in (quiet moves only), the side to move, and the other."""
+    pair = _pair(seed, blind)
+    pair.handshake(rng=random.Random(seed))
+    rng = random.Random(seed)
+    for _ in range(plies + 400):
+        mover = pair.host if pair.host.my_turn else pair.joiner
+        view = mover.view
+        assert view is not None
+        challenges = [m for m in view.legal_moves if view.is_challenge(m)]
+        if view.ply >= plies and (challenges or not want_challenge):
+            return pair, mover, pair.peer(mover.peer_role)
+        quiet = [m for m in view.legal_moves if not view.is_challenge(m)]
+        mover.move(rng.choice(quiet or view.legal_moves))
+        pair.deliver()
+    raise RuntimeError("no position found")
+
+
+def _play(blind: bool, plies: int) -> Callable[[], tuple[Peer, Peer, bytes]]:
+    def build() -> tuple[Peer, Peer, bytes]:
+        _, mover, other = _play_to(f"fz-play-{blind}-{plies}", plies, blind)
+        view = mover.view
+        assert view is not None
+        rng = random.Random(plies)
+        challenges = [m for m in view.legal_moves if view.is_challenge(m)]
+        move = rng.choice(challenges) if challenges and plies % 2 else \
+            rng.choice(view.legal_moves)
+        mover.move(move)
+        return other, mover, mover.data_to_send()[0]
+    return build
+
+
+def _reply(blind: bool) -> Callable[[], tuple[Peer, Peer, bytes]]:
+    """The defender's automatic answer to a challenge (its opening, or its OT table)."""
+    def build() -> tuple[Peer, Peer, bytes]:
+        _, mover, other = _play_to(f"fz-reply-{blind}", 12, blind, want_challenge=True)
+        view = mover.view
+        assert view is not None
+        move = next(m for m in view.legal_moves if view.is_challenge(m))
+        mover.move(move)
+        (challenge,) = mover.data_to_send()
+        other.receive(challenge)
+        return mover, other, other.data_to_send()[0]
+    return build
+
+
+def _outcome() -> tuple[Peer, Peer, bytes]:
+    """Blind: the attacker's token, after the defender's table."""
+    _, mover, other = _play_to("fz-outcome", 14, True, want_challenge=True)
+    view = mover.view
+    assert view is not None
+    mover.move(next(m for m in view.legal_moves if view.is_challenge(m)))
+    other.receive(mover.data_to_send()[0])
+    for data in other.data_to_send():
+        mover.receive(data)
+    return other, mover, mover.data_to_send()[0]
+
+
+def _audit() -> tuple[Peer, Peer, bytes]:
+    _, mover, other = _play_to("fz-audit", 20)
+    mover.resign()
+    resign, audit = mover.data_to_send()
+    other.receive(resign)
+    other.data_to_send()  # its own audit, not delivered
+    return other, mover, audit
+
+
+FIXTURES: list[tuple[str, Callable[[], tuple[Peer, Peer, bytes]]]] = [
+    ("hello", _hello_host), ("hello-joiner", _hello_joiner), ("coin", _coin),
+    ("setup", _setup), ("reveal", _reveal), ("play", _play(False, 9)),
+    ("play-challenge", _play(False, 25)), ("reply", _reply(False)),
+    ("blind-play", _play(True, 9)), ("blind-reply", _reply(True)),
+    ("blind-outcome", _outcome), ("audit", _audit),
+]
+
+
+def rechain(fx: Fixture, body: dict) -> dict:
+    """Put the chain fields a real next message would carry (so that the handlers are
+    reached), keeping whatever else the body says."""
+    real = fx.maps[-1]  # the real next message: its chain fields are the right ones
+    body = dict(body)
+    for k in ("seq", "prev", "ack"):
+        body[k] = real[k]
+    game = real.get("game") or (fx.receiver.flow.game_id if fx.receiver else None)
+    if body.get("t") != "hello" and game is not None:
+        body["game"] = game
+    else:
+        body.pop("game", None)
+    return body
+
+
+def peer_input(fx: Fixture, rng: random.Random) -> bytes:
+    fx.ready()
+    assert fx.sender is not None
+    key = fx.sender._key
+    r = rng.random()
+    if r < 0.5:  # the real next message, a structured change, re-signed
+        data = signed(key, mutate_body(fx.maps[-1], rng, fx.maps))
+    elif r < 0.65:  # another type, correctly chained: is it refused as out of turn?
+        body = rechain(fx, rng.choice(fx.maps))
+        if rng.random() < 0.5:
+            body = mutate_body(body, rng, fx.maps)
+        data = signed(key, body)
+    elif r < 0.75:  # the real body with bytes changed, re-signed
+        body_bytes = mutate_bytes(Envelope.decode(fx.message).body_bytes, rng, [])
+        data = pack({"body": body_bytes, "sig": sign(key, body_bytes)})
+    elif r < 0.9:  # bytes changed anywhere (the signature, the envelope)
+        data = mutate_bytes(fx.message, rng, fx.sent)
+    elif r < 0.95 and fx.sent:  # a resend: must change nothing
+        data = rng.choice(fx.sent)
+    else:
+        data = rng.randbytes(rng.randint(0, 300))
+    return data if data is not None else rng.randbytes(50)
+
+
+def check_peer(h: Harness, fx: Fixture, data: bytes, target: str = "peer") -> None:
+    fx.ready()
+    peer, sender = fx.receiver, fx.sender
+    assert peer is not None and sender is not None
+    before = peer_state(peer)
+    n_records, n_transcript = len(peer._records), len(peer.flow.transcript)
+    try:
+        peer.receive(data)
+    except RemoteProtocolError as exc:
+        h.outcomes[target, f"refused: {exc.violation.rule}"] += 1
+        evidence = ("msg", sender.role, data)
+        if exc.violation.signed:  # documented: the signed offending message is kept
+            if peer._records[n_records:] != [evidence] \
+                    or peer.flow.transcript[n_transcript:] != [(sender.role, data)]:
+                h.find(f"{target}/{fx.name}", "evidence not kept as documented", "", data)
+                fx.spoil()
+                return
+            del peer._records[n_records:]
+            del peer.flow.transcript[n_transcript:]
+        if peer.failed is not exc:
+            h.find(f"{target}/{fx.name}", "not in the error state after a violation", "",
+                   data)
+        peer._error = None  # back to the state before, to reuse the fixture
+        after = peer_state(peer)
+        if after != before:
+            diff = [i for i, (a, b) in enumerate(zip(before[0], after[0])) if a != b]
+            h.find(f"{target}/{fx.name}", f"state changed on refused input ({exc.violation.rule})",
+                   f"flow fields {diff}; {exc}", data)
+            fx.spoil()
+        return
+    except Exception as exc:  # noqa: BLE001
+        h.crash(f"{target}/{fx.name}", exc, data)
+        fx.spoil()
+        return
+    if peer_state(peer) == before:
+        h.outcomes[target, "ignored (a resend)"] += 1
+    else:
+        h.outcomes[target, "accepted"] += 1
+        fx.spoil()  # a valid message moved the game on: start again from the fixture
+
+
+def run_peer(h: Harness, fixtures: list[Fixture], n: int) -> None:
+    rng = h.rng
+    for i in range(n):
+        fx = fixtures[i % len(fixtures)]
+        check_peer(h, fx, peer_input(fx, rng))
+    h.inputs["peer"] += n
+
+
+def run_peer_hypothesis(h: Harness, fixtures: list[Fixture], n: int, seed: int) -> None:
+    """Bodies generated by hypothesis (schema-aware and arbitrary), chained and signed."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hseed
+    from hypothesis import strategies as st
+
+    scalar = (st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1)
+              | st.floats(allow_nan=True) | st.text(max_size=12) | st.binary(max_size=40)
+              | st.sampled_from(POOL))
+    anything = st.recursive(scalar, lambda c: st.lists(c, max_size=4)
+                            | st.dictionaries(st.text(max_size=6), c, max_size=4),
+                            max_leaves=8)
+    def b(n: int):
+        return st.binary(min_size=n, max_size=n)
+
+    opening = st.tuples(st.integers(0, 15), b(32)).map(list)
+    options = st.fixed_dictionaries({
+        "flag_rule": st.sampled_from(["safe_or_survive", "always_survive", "immediate", "x"]),
+        "two_squares": st.booleans(), "chasing": st.booleans(),
+        "challenge_mode": st.sampled_from(["open", "blind", "x"]),
+        "clock_seconds": st.integers(-1, 4000), "move_seconds": st.integers(-1, 400)})
+    valid = {  # a well-formed value for each field name (or nearly: ranges overshoot by one)
+        "version": st.integers(0, 2), "role": st.sampled_from(["host", "joiner"]),
+        "options": options, "nonce": b(32), "key": b(32), "tls": b(32), "coin": b(32),
+        "secret": b(32), "hash": b(32), "squares": st.lists(st.integers(0, 72), min_size=21,
+                                                           max_size=21).map(bytes),
+        "commits": b(672), "seed_commit": b(32), "ot": b(32), "ply": st.integers(0, 300),
+        "from": st.integers(0, 72), "to": st.integers(0, 72), "open": opening,
+        "ot_r": b(32), "claim": st.tuples(st.integers(0, 21), st.integers(0, 15),
+                                          b(32)).map(list),
+        "draw": st.just(True), "cts": b(480), "token": b(32), "x": b(32),
+        "text": st.text(max_size=300), "reason": st.sampled_from(["time", "abandoned"]),
+        "ranks": st.lists(st.integers(0, 15), min_size=21, max_size=21).map(bytes),
+        "salts": b(672), "seed": b(32),
+    }
+
+    @st.composite
+    def bodies(draw):
+        t = draw(st.sampled_from(sorted(SCHEMA))) if draw(st.integers(0, 9)) \
+            else draw(st.text(max_size=8))
+        schema = SCHEMA.get(t, {})
+        body: dict[str, Any] = {"t": t}
+        for name in schema:
+            if name == "commits" and t == "blind_reply":
+                body[name] = draw(b(160))
+            elif draw(st.integers(0, 39)):
+                body[name] = draw(valid.get(name, anything))
+            elif draw(st.booleans()):
+                body[name] = draw(anything)
+        if draw(st.integers(0, 9)) == 0:  # now and then a field the type does not have
+            body[draw(st.sampled_from(ALL_FIELDS) | st.text(max_size=5))] = draw(anything)
+        return body, draw(st.integers(0, len(fixtures) - 1)), draw(st.integers(0, 9))
+
+    done = [0]
+
+    @hseed(seed)
+    @settings(max_examples=n, deadline=None, database=None, phases=[Phase.generate],
+              suppress_health_check=list(HealthCheck))
+    @given(bodies())
+    def generated(case) -> None:
+        body, which, chain = case
+        fx = fixtures[which]
+        fx.ready()
+        if chain:  # (one in ten keeps whatever chain fields it has, or none)
+            body = rechain(fx, body)
+        assert fx.sender is not None
+        data = signed(fx.sender._key, body)
+        if data is not None:
+            check_peer(h, fx, data, "peer-hypothesis")
+        done[0] += 1
+
+    generated()
+    h.inputs["peer-hypothesis"] += done[0]
+
+
+# -- target: the verifier on recorded games -------------------------------------------------
+
+def recorded_keys() -> dict[bytes, Any]:
+    """The private keys of the recorded transcripts' games (they were made by
+    `protocol.scenarios` with deterministic keys), by public key."""
+    keys = {}
+    for label in [f"scenario-{i}" for i in range(8)] + [f"blind-scenario-{i}" for i in range(8)]:
+        for role in (HOST, JOINER):
+            key = key_from_seed(hashlib.sha256(f"{label}/{role}-key".encode()).digest())
+            keys[public_bytes(key)] = key
+    return keys
+
+
+@dataclass
+class Position:
+    file: str
+    messages: list[tuple[str, bytes]]
+    index: int
+    keys: dict[str, Any]
+    flow: GameFlow | None = None
+
+    def ready(self) -> GameFlow:
+        if self.flow is None:
+            flow = GameFlow()
+            for role, data in self.messages[:self.index]:
+                flow.process(role, data)
+            self.flow = flow
+        return self.flow
+
+
+def verifier_positions(corpus: Corpus, rng: random.Random, count: int) -> list[Position]:
+    keys = recorded_keys()
+    found: list[Position] = []
+    for name, data in corpus.files.items():
+        messages = parse(data).messages
+        flow = GameFlow()
+        good = 0
+        role_keys: dict[str, Any] = {}
+        for role, m in messages:
+            try:
+                flow.process(role, m)
+            except RuleViolation:
+                break
+            good += 1
+            k = flow.senders[role].key
+            if k in keys:
+                role_keys[role] = keys[k]
+        if good == 0 or len(role_keys) < 2:
+            continue
+        for index in rng.sample(range(good), k=min(good, max(1, count // len(corpus.files)))):
+            found.append(Position(name, messages, index, role_keys))
+    return found
+
+
+def run_verifier(h: Harness, positions: list[Position], n: int) -> None:
+    rng = h.rng
+    for i in range(n):
+        pos = positions[i % len(positions)]
+        flow = pos.ready()
+        role, real = pos.messages[pos.index]
+        raw = unpack(Envelope.decode(real).body_bytes)
+        if rng.random() < 0.8:
+            data = signed(pos.keys[role], mutate_body(raw, rng, [raw])) or real
+        else:
+            data = mutate_bytes(real, rng, [])
+        before = flow_state(flow)
+        try:
+            flow.process(role, data)
+        except RuleViolation as v:
+            h.outcomes["verifier", f"refused: {v.rule}"] += 1
+            if flow_state(flow) != before:
+                h.find(f"verifier/{pos.file}", f"state changed on refused input ({v.rule})",
+                       str(v), data)
+                pos.flow = None
+            continue
+        except Exception as exc:  # noqa: BLE001
+            h.crash(f"verifier/{pos.file}", exc, data)
+            pos.flow = None
+            continue
+        if flow_state(flow) != before:
+            h.outcomes["verifier", "accepted"] += 1
+            pos.flow = None
+    h.inputs["verifier"] += n
+
+
+# -- the whole run ----------------------------------------------------------------------------
+
+SHARES = {"frames": 0.25, "codecs": 0.25, "peer": 0.33, "peer-hypothesis": 0.08,
+          "verifier": 0.08, "files": 0.01}
+
+
+def run(total: int, seed: int = 1, quiet: bool = False) -> Harness:
+    h = Harness(random.Random(seed))
+    corpus = load_corpus()
+    fixtures = [Fixture(name, build) for name, build in FIXTURES]
+    positions = verifier_positions(corpus, h.rng, 60)
+    budget = {k: max(1, int(total * share)) for k, share in SHARES.items()}
+    runners: dict[str, Callable[[int], None]] = {
+        "frames": lambda n: run_frames(h, n),
+        "codecs": lambda n: run_codecs(h, corpus, n),
+        "files": lambda n: run_files(h, corpus, n),
+        "verifier": lambda n: run_verifier(h, positions, n),
+        "peer": lambda n: run_peer(h, fixtures, n),
+        "peer-hypothesis": lambda n: run_peer_hypothesis(h, fixtures, n, seed),
+    }
+    for name, n in budget.items():
+        t = time.perf_counter()
+        runners[name](n)
+        h.seconds[name] += time.perf_counter() - t
+        if not quiet:
+            rate = h.inputs[name] / max(h.seconds[name], 1e-9)
+            print(f"  {name}: {h.inputs[name]} inputs in {h.seconds[name]:.1f} s "
+                  f"({rate:,.0f}/s)", flush=True)
+    h.outcomes["peer", "fixtures built"] = sum(fx.builds for fx in fixtures)
+    return h
+
+
+def report(h: Harness) -> None:
+    total, secs = sum(h.inputs.values()), sum(h.seconds.values())
+    print(f"{total} inputs in {secs:.1f} s ({total / max(secs, 1e-9):,.0f} inputs/s); "
+          f"frame decoder kept at most {h.peak_kept} bytes between reads "
+          f"(limit {MAX_FRAME + HEADER.size})")
+    for target in sorted({t for t, _ in h.outcomes}):
+        top = sorted(((k, v) for (t, k), v in h.outcomes.items() if t == target),
+                     key=lambda kv: -kv[1])
+        print(f"  {target}: " + ", ".join(f"{k} {v}" for k, v in top[:12])
+              + (f", ... ({len(top) - 12} more)" if len(top) > 12 else ""))
+    if not h.findings:
+        print("findings: none")
+    for f in h.findings.values():
+        print(f"FINDING {f.target}: {f.what} (x{f.count})\n  {f.detail}\n  input: "
+              f"{f.example[:120].hex()}")
+
+
+# -- atheris (coverage-guided) ----------------------------------------------------------------
+
+def run_atheris(runs: int, seed: int) -> None:
+    h = Harness(random.Random(seed))
+    corpus = load_corpus()
+    fixtures = [Fixture(name, build) for name, build in FIXTURES]
+    for fx in fixtures:
+        fx.ready()
+    started = time.perf_counter()
+
+    def one_input(data: bytes) -> None:
+        # byte 0: the target; byte 1: the fixture (or the chunk size); the rest: the input
+        h.inputs["atheris"] += 1
+        if h.inputs["atheris"] == runs:  # (libFuzzer ends the process without atexit)
+            secs = time.perf_counter() - started
+            h.seconds["atheris"] = secs
+            print(f"atheris: coverage-guided; corpus in {out_dir}", flush=True)
+            report(h)
+        if len(data) < 2:
+            return
+        which, arg, rest = data[0] % 5, data[1], data[2:]
+        if which == 0:
+            frames, bad, left = reference_frames(rest)
+            chunk = arg + 1
+            pieces = [rest[i:i + chunk] for i in range(0, len(rest), chunk)]
+            fuzz_frames(h, rest, pieces, frames, bad, left, chunk % 2 == 0)
+        elif which == 1:
+            fuzz_codecs(h, rest)
+        else:
+            fx = fixtures[arg % len(fixtures)]
+            fx.ready()
+            assert fx.sender is not None
+            if which == 2:  # the bytes as a body map (if they are one), chained, signed
+                try:
+                    body = unpack(rest)
+                except WireError:
+                    body = None
+                if isinstance(body, dict):
+                    rest = signed(fx.sender._key, rechain(fx, body)) or rest
+            elif which == 3:  # the bytes as body bytes, signed
+                rest = pack({"body": rest, "sig": sign(fx.sender._key, rest)})
+            check_peer(h, fx, rest, "peer-atheris")
+        if h.findings:
+            report(h)
+            raise RuntimeError("finding (see above)")
+
+    base = Path(os.environ.get("TMPDIR", "/tmp")) / f"p2pgotg-atheris-{os.getpid()}"
+    out_dir, seeds = base / "found", base / "seeds"  # libFuzzer adds to the first
+    out_dir.mkdir(parents=True, exist_ok=True)
+    seeds.mkdir(parents=True, exist_ok=True)
+    for i, fx in enumerate(fixtures):  # the real next messages and bodies as seeds
+        assert fx.sender is not None
+        body = Envelope.decode(fx.message).body_bytes
+        (seeds / f"b{i}").write_bytes(bytes([2, i]) + body)
+        (seeds / f"s{i}").write_bytes(bytes([3, i]) + body)
+        (seeds / f"e{i}").write_bytes(bytes([4, i]) + fx.message)
+    for i, m in enumerate(corpus.messages[:100]):
+        (seeds / f"m{i}").write_bytes(bytes([1, 0]) + m)
+        (seeds / f"f{i}").write_bytes(bytes([0, i]) + HEADER.pack(len(m)) + m)
+    atheris.Setup([sys.argv[0], f"-runs={runs}", f"-seed={seed}", "-max_len=4096",
+                   str(out_dir), str(seeds)], one_input)
+    atheris.Fuzz()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--inputs", type=int, default=100_000,
+                        help="inputs in total across the targets (default 100000)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--atheris", type=int, metavar="RUNS", default=0,
+                        help="instead: atheris, coverage-guided, for RUNS inputs")
+    args = parser.parse_args(argv)
+    if args.atheris:
+        run_atheris(args.atheris, args.seed)
+        return 0
+    print(f"fuzzing {args.inputs} inputs, seed {args.seed}", flush=True)
+    h = run(args.inputs, args.seed)
+    report(h)
+    return 1 if h.findings else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

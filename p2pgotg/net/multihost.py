@@ -1,0 +1,409 @@
+"""A host that plays many games at once: one listener, one invite, one join secret.
+
+The same TLS certificate, pin, invite code and admission as `hosting.host_game` (SPEC 3.4),
+with one difference: a `hi` without a game id starts a new game of its own instead of being
+told the host is busy, as long as fewer than `max_games` games are in progress; beyond that
+the joiner gets an `error` frame saying the host is full. A `hi` with the id of one of our
+games re-attaches to that game's session (resume); a stale connection of the same game is
+replaced, as in `host_game`. Each game has its own `GameSession`, its own transcript file
+(named by its game id) and its own seat. Its slot is free as soon as its verdict is known
+(or a broken rule ended it); the game itself ends when its session is finished (settled:
+the joiner confirmed holding all our messages), when the joiner of a done game stays away
+(its last goodbye was lost), or when the joiner of a game in progress stays away past the
+abandonment limit (the game is claimed).
+
+A finished game lingers for a short while before its transcript file is closed, so that a
+joiner whose connection broke just before our last goodbye reached it can come back and
+complete its own transcript.
+
+    stats = await host_many(config, lambda n: bot_runner(seed + n), max_games=200,
+                            task_status=task_status)    # runs until cancelled
+"""
+
+from __future__ import annotations
+
+import hmac
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import trio
+
+from p2pgotg.crypto import equal
+from p2pgotg.net.errors import NetError
+from p2pgotg.net.framing import FramedChannel
+from p2pgotg.net.games import resume_session, unfinished_games
+from p2pgotg.net.hosting import HostConfig, SeatRunner, _awaits_joiner_hello, _Live, _refuse
+from p2pgotg.net.invite import Invite, reachable_addresses
+from p2pgotg.net.session import (
+    GameSession,
+    Link,
+    SessionError,
+    check_control,
+    control,
+    unwrap,
+)
+from p2pgotg.net.tls import (
+    certificate_fingerprint,
+    listening_port,
+    public_key_pin,
+    serve_tls,
+    server_context,
+)
+from p2pgotg.protocol import HOST, Peer
+
+SeatFactory = Callable[[int], SeatRunner]
+"""Given a game's number (1, 2, ... in the order games start), the seat that plays it."""
+
+FULL = "this host is full"  # the start of the refusal a joiner gets beyond max_games
+
+
+@dataclass
+class MultiHosting:
+    """What `host_many` reports through `task_status.started`: the invite codes."""
+
+    port: int
+    invites: list[str]
+    resumed: int = 0
+
+
+@dataclass
+class MultiHostStats:
+    """Counts over the host's run (what `host_many` returns)."""
+
+    started: int = 0  # new games admitted
+    resumed: int = 0  # unfinished games picked up from disk at the start
+    finished: int = 0  # games that ended (finished, or claimed by abandonment)
+    dropped: int = 0  # games given up before they had an id (nothing was saved)
+    refused_full: int = 0  # new joiners turned away because max_games were in progress
+    refused: int = 0  # every other refusal (wrong secret, unknown game, bad greeting...)
+
+
+@dataclass(eq=False)
+class _Game:
+    number: int
+    session: GameSession
+    live: _Live | None = None
+    slot: bool = True  # it counts against max_games (until its verdict is known)
+    ended: bool = False  # over for good: finished, abandoned or dropped
+    wake: trio.Event = field(default_factory=trio.Event)
+
+    def poke(self) -> None:
+        self.wake.set()
+        self.wake = trio.Event()
+
+
+class _MultiHost:
+    def __init__(self, config: HostConfig, factory: SeatFactory, max_games: int,
+                 games_total: int | None, on_status: Callable[[str], None],
+                 on_game_end: Callable[[int, GameSession], None]) -> None:
+        self.config = config
+        self.factory = factory
+        self.max_games = max_games
+        self.games_total = games_total
+        self.on_status = on_status
+        self.on_game_end = on_game_end
+        self.fingerprint = certificate_fingerprint(config.tls_cert)
+        self.join_secret = secrets.token_bytes(16)
+        self.listen_port = config.port
+        self.games: list[_Game] = []  # every game not yet closed (in progress or lingering)
+        self.active = 0  # games holding a slot (admitted and not ended), reservations too
+        self.numbers = 0
+        self.stats = MultiHostStats()
+        self.enough = trio.Event()  # games_total games have ended
+        self.nursery: trio.Nursery | None = None
+        limits = config.limits
+        # A finished game's file stays open this long, for a joiner that missed our bye.
+        self.linger = limits.silence + limits.handshake + limits.retry[1]
+        # A game whose joiner left before the game had an id is dropped after this long.
+        self.pending_timeout = limits.handshake + limits.retry[1]
+        self.poll = min(1.0, max(0.05, limits.abandon / 4))
+
+    def status(self, game: _Game | None, text: str) -> None:
+        self.on_status(f"game {game.number}: {text}" if game else text)
+
+    # -- resuming saved games --------------------------------------------------------------
+
+    def resume_saved(self) -> list[_Game]:
+        """Our unfinished hosted games that share the newest one's join secret (they were
+        hosted together, by one run of this host, so one invite reaches them all)."""
+        config = self.config
+        saved = [s for s in unfinished_games(config.save_dir, HOST, config.key)
+                 if s.join_secret is not None]
+        if not saved:
+            return []
+        secret = saved[0].join_secret
+        assert secret is not None
+        self.join_secret = secret
+        if not self.listen_port and saved[0].port:
+            self.listen_port = saved[0].port  # so that the joiners' invite still reaches us
+        resumed = []
+        for found in saved:
+            if found.join_secret is None or not equal(found.join_secret, secret):
+                continue
+            session = resume_session(found, config.key, self.fingerprint, config.limits)
+            session.link = Link.RECONNECTING
+            session.away_since = trio.current_time()
+            self.numbers += 1
+            game = _Game(self.numbers, session)
+            self.games.append(game)
+            self.active += 1
+            self.stats.resumed += 1
+            resumed.append(game)
+            self.status(game, f"resuming the unfinished game saved in {found.path.name}")
+        return resumed
+
+    # -- admission ---------------------------------------------------------------------------
+
+    def _find(self, wanted: bytes) -> _Game | None:
+        """Our game with that id; or, when the joiner's hello never reached us, the one
+        game that awaits a joiner's hello and has no connection (SPEC 3.4: it resends)."""
+        for game in self.games:
+            if game.session.peer.flow.game_id == wanted:
+                return game
+        waiting = [g for g in self.games if not g.ended and g.live is None
+                   and _awaits_joiner_hello(g.session)]
+        return waiting[0] if len(waiting) == 1 else None
+
+    async def handler(self, stream: trio.SSLStream) -> None:
+        config = self.config
+        limits = config.limits
+        channel = FramedChannel(stream, keepalive_interval=limits.keepalive,
+                                silence_timeout=limits.silence)
+        try:
+            with trio.fail_after(limits.handshake):
+                hi = check_control(await channel.receive(), "hi")
+        except (trio.TooSlowError, NetError, SessionError) as exc:
+            self.stats.refused += 1
+            self.status(None, f"a connection was refused: {exc or 'no greeting in time'}")
+            await _refuse(channel, f"no valid greeting: {exc or 'too slow'}")
+            return
+        secret, wanted, have = hi.get("secret"), hi.get("game"), hi.get("have", 0)
+        if not isinstance(secret, bytes) or not hmac.compare_digest(secret, self.join_secret):
+            self.stats.refused += 1
+            self.status(None, "a joiner with a wrong join secret was refused")
+            await _refuse(channel, "wrong join secret: check the invite code")
+            return
+        if not isinstance(have, int) or isinstance(have, bool) or have < 0 \
+                or not (wanted is None or isinstance(wanted, bytes)):
+            self.stats.refused += 1
+            await _refuse(channel, "bad greeting")
+            return
+        if wanted is None:
+            await self._new_game(channel)
+            return
+        game = self._find(wanted)
+        if game is None:
+            self.stats.refused += 1
+            await _refuse(channel, "this host does not have that game (it may be over)")
+            return
+        if game.session.peer.failed is not None:
+            self.stats.refused += 1
+            await _refuse(channel, "this game is over")
+            return
+        if game.live is not None:
+            # Our joiner is back on a new connection while we still hold its old one (a
+            # drop we have not noticed yet): the old one is stale, the new one wins.
+            self.status(game, "the other player reconnected: dropping the old connection")
+            old = game.live
+            old.scope.cancel()
+            await old.gone.wait()
+            if game.live is not None or game not in self.games:
+                self.stats.refused += 1
+                await _refuse(channel, "this host is busy with another connection")
+                return
+        if not game.slot and not game.ended and not game.session.done:
+            game.slot = True  # back in progress (an existing game: even beyond max_games)
+            self.active += 1
+        await self._play(game, channel, have, new=False)
+
+    async def _new_game(self, channel: FramedChannel) -> None:
+        if self.enough.is_set():
+            self.stats.refused += 1
+            await _refuse(channel, "this host is not starting new games any more")
+            return
+        if self.active >= self.max_games:
+            self.stats.refused_full += 1
+            self.status(None, f"a new joiner was refused: {self.max_games} games in progress")
+            await _refuse(channel, f"{FULL}: {self.max_games} games are in progress; "
+                          "try again later")
+            return
+        self.active += 1  # the slot is ours from here (no other handler can take it)
+        config = self.config
+        peer = Peer(HOST, config.key, self.fingerprint, config.options)
+        session = GameSession(peer, config.save_dir, self.join_secret, config.limits,
+                              listen_port=self.listen_port)
+        self.numbers += 1
+        game = _Game(self.numbers, session)
+        self.games.append(game)
+        self.stats.started += 1
+        assert self.nursery is not None
+        self.nursery.start_soon(self._supervise, game)
+        await self._play(game, channel, 0, new=True)
+
+    async def _play(self, game: _Game, channel: FramedChannel, have: int, new: bool) -> None:
+        session = game.session
+        me = _Live(trio.CancelScope(), trio.Event())
+        game.live = me
+        try:
+            hellos = session.peer.flow.senders[HOST].hashes
+            try:
+                await channel.send(control("ok", game=session.peer.flow.game_id,
+                                           have=session.peer.received_count(),
+                                           first=hellos[0] if hellos else None))
+            except NetError:
+                return
+            if new:
+                session.perform(lambda p: p.start())
+            self.status(game, "the other player is connected")
+            with me.scope:
+                await session.run_connection(channel, have)
+        except (NetError, SessionError) as exc:
+            self.status(game, f"connection lost: {exc}")
+        finally:
+            if not session.finished and session.away_since is None:
+                session.away_since = trio.current_time()  # (the ok never got out)
+            game.live = None
+            me.gone.set()
+            game.poke()
+
+    # -- one game's life -----------------------------------------------------------------------
+
+    async def _supervise(self, game: _Game) -> None:
+        """Run the game's seat until the game is over, free its slot, let it linger, and
+        close its transcript."""
+        session = game.session
+        run_seat = self.factory(game.number)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run_seat, session)
+            outcome = await self._until_over(game)
+            nursery.cancel_scope.cancel()
+        self._end(game, outcome)
+        if outcome in ("finished", "abandoned"):
+            close_at = trio.current_time() + self.linger
+            while trio.current_time() < close_at:
+                with trio.move_on_at(close_at):
+                    await game.wake.wait()
+            live = game.live
+            if live is not None:  # a joiner came back late: let it take our goodbye
+                with trio.move_on_after(self.config.limits.bye + 1.0):
+                    await live.gone.wait()
+                live.scope.cancel()
+                await live.gone.wait()
+        self.games.remove(game)
+        session.close()
+
+    async def _until_over(self, game: _Game) -> str:
+        """Wait until the game is finished ('finished'); or it is done and its joiner,
+        which may well hold everything, has not been back for a while ('unconfirmed');
+        or its joiner stayed away too long ('abandoned'); or it never got an id and its
+        joiner left ('dropped'). The slot is free as soon as the verdict is known."""
+        session, limits = game.session, self.config.limits
+        while True:
+            if session.finished:
+                return "finished"
+            if session.done:
+                self._free(game)  # what is left is confirming the end: no game in progress
+            if game.live is None and session.away_since is not None:
+                away = trio.current_time() - session.away_since
+                if not session.peer.flow.hellos:
+                    return "dropped"  # our ok never got out: the game never began
+                if session.peer.flow.game_id is None:
+                    self._free(game)  # not a game in progress (it takes a slot again if
+                    # its joiner, whose hello was lost, comes back to it)
+                    if away > self.pending_timeout:
+                        return "dropped"  # nothing was saved: a joiner that left at once
+                elif session.done and away > self.linger:
+                    # The joiner left without confirming our last messages: it had them
+                    # all (its goodbye was lost), or it would have been back by now.
+                    return "unconfirmed"
+                elif away > limits.abandon:
+                    if not session.done:
+                        self.status(game, "the other player stayed away too long: "
+                                    "claiming the game")
+                    session.claim_abandonment()  # (nothing to claim when the game is done)
+                    return "abandoned"
+            with trio.move_on_after(self.poll):
+                await session.wait_changed()
+
+    def _free(self, game: _Game) -> None:
+        if game.slot:
+            game.slot = False
+            self.active -= 1
+
+    def _end(self, game: _Game, outcome: str) -> None:
+        game.ended = True
+        self._free(game)
+        if outcome == "dropped":
+            self.stats.dropped += 1
+            self.status(game, "given up: the joiner left before the game began")
+            return
+        self.stats.finished += 1
+        self.on_game_end(game.number, game.session)
+        if self.games_total is not None and self.stats.finished >= self.games_total:
+            self.enough.set()
+
+    # -- the whole run --------------------------------------------------------------------------
+
+    async def run(self, stop: trio.Event | None,
+                  task_status: trio.TaskStatus[MultiHosting]) -> MultiHostStats:
+        config = self.config
+        resumed = self.resume_saved() if config.resume else []
+        try:
+            async with trio.open_nursery() as nursery:
+                self.nursery = nursery
+                for game in resumed:
+                    nursery.start_soon(self._supervise, game)
+                if stop is not None:
+                    nursery.start_soon(self._stop_when, stop)
+                listeners = await nursery.start(serve_tls, self.handler, server_context(
+                    config.tls_cert, config.tls_key), self.listen_port, config.bind)
+                port = listening_port(listeners)
+                if not self.listen_port:
+                    self.listen_port = port
+                pin = public_key_pin(config.tls_cert)
+                invites = [Invite(address, port, pin, self.join_secret).encode()
+                           for address in reachable_addresses(config.bind)]
+                task_status.started(MultiHosting(port, invites, len(resumed)))
+                await self.enough.wait()
+                # Enough games (or told to stop): the joiners of games that just ended get
+                # our goodbye, then we stop; games in progress stay resumable.
+                with trio.move_on_after(config.limits.bye + 1.0):
+                    while any(g.live is not None for g in self.games if g.ended):
+                        await trio.sleep(0.05)
+                nursery.cancel_scope.cancel()
+        except BaseExceptionGroup as group:  # a ListenError, say: raised as itself
+            raise unwrap(group) from None
+        finally:
+            for game in self.games:  # (cancelled: every transcript is complete on disk)
+                game.session.close()
+        return self.stats
+
+    async def _stop_when(self, stop: trio.Event) -> None:
+        await stop.wait()
+        self.enough.set()
+
+
+async def host_many(
+    config: HostConfig,
+    run_seat_factory: SeatFactory,
+    max_games: int,
+    *,
+    games_total: int | None = None,
+    on_status: Callable[[str], None] = lambda s: None,
+    on_game_end: Callable[[int, GameSession], None] = lambda n, s: None,
+    stop: trio.Event | None = None,
+    task_status: trio.TaskStatus[MultiHosting] = trio.TASK_STATUS_IGNORED,
+) -> MultiHostStats:
+    """Host up to `max_games` games at once, each played by `run_seat_factory(number)`,
+    until cancelled, until `stop` is set, or, with `games_total`, until that many games
+    have ended; then the joiners of games that just ended get a moment to take our
+    goodbye, games in progress are left resumable, and the counts are returned. With
+    `config.resume`, unfinished hosted games saved under the newest one's join secret are
+    picked up first (they count against `max_games`). `on_game_end(number, session)` is
+    called as each game ends; the session's transcript file is still open then."""
+    if max_games < 1:
+        raise ValueError("max_games is at least 1")
+    host = _MultiHost(config, run_seat_factory, max_games, games_total, on_status,
+                      on_game_end)
+    return await host.run(stop, task_status)

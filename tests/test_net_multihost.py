@@ -1,0 +1,252 @@
+"""One host, many games at once (`host_many`), on real loopback sockets.
+
+Several joiners with the one invite each get a game of their own, played to a clean audit
+with a transcript of its own; a joiner beyond `max_games` is told the host is full; a joiner
+whose connection drops comes back to its own game, not to a new one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import random
+from pathlib import Path
+
+import pytest
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pgotg.net.faultproxy import CUT, FaultProxy, Plan, fixed_plans
+from p2pgotg.net.hosting import HostConfig
+from p2pgotg.net.invite import Invite
+from p2pgotg.net.joining import JoinConfig, join_game
+from p2pgotg.net.multihost import FULL, MultiHosting, MultiHostStats, host_many
+from p2pgotg.net.seat import drive
+from p2pgotg.net.session import GameSession, Limits, SessionError
+from p2pgotg.net.tls import make_certificate
+from p2pgotg.players.bot_seat import BotSeat
+from p2pgotg.protocol import Finding, Phase, parse, replay
+from p2pgotg.rules import RuleOptions
+from p2pgotg.selfplay import bot_runner
+
+SAFETY = 30  # seconds: a net against hangs, never a measure of speed
+FAST = Limits(handshake=1.5, keepalive=0.2, silence=1.0, audit=30.0, abandon=60.0, bye=2.0,
+              retry=(0.02, 0.1))
+
+
+class ManyHost:
+    """host_many in a nursery, with what it said and the sessions of the games that ended."""
+
+    def __init__(self, save_dir: Path, max_games: int, games_total: int | None = None,
+                 limits: Limits = FAST) -> None:
+        cert, key = make_certificate()
+        self.config = HostConfig(Ed25519PrivateKey.generate(), cert, key, RuleOptions(),
+                                 save_dir, port=0, bind="127.0.0.1", limits=limits,
+                                 resume=False)
+        self.max_games = max_games
+        self.games_total = games_total
+        self.statuses: list[str] = []
+        self.ended: dict[int, GameSession] = {}
+        self.stats: MultiHostStats | None = None
+        self.stop = trio.Event()
+        self.done = trio.Event()
+
+    def on_game_end(self, number: int, session: GameSession) -> None:
+        self.ended[number] = session
+
+    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        try:
+            self.stats = await host_many(
+                self.config, lambda n: bot_runner(1000 + n), self.max_games,
+                games_total=self.games_total, on_status=self.statuses.append,
+                on_game_end=self.on_game_end, stop=self.stop, task_status=task_status)
+        finally:
+            self.done.set()
+
+    async def start(self, nursery: trio.Nursery) -> Invite:
+        hosting: MultiHosting = await nursery.start(self.run)
+        return Invite.decode(hosting.invites[0])
+
+
+def short_game(seed: int, plies: int = 24):
+    """The bot, resigning once the game is `plies` moves long: a short game that still ends
+    with both audits."""
+    seat = BotSeat(random.Random(seed))
+
+    def step(peer):
+        view = peer.view
+        if peer.phase is Phase.PLAY and view is not None and view.ply >= plies \
+                and not peer.flow.is_over:
+            return lambda p: p.resign()
+        return seat.step(peer)
+
+    async def run(session: GameSession) -> None:
+        await drive(session, step)
+
+    return run
+
+
+def joiner(invite: Invite, save_dir: Path, limits: Limits = FAST) -> JoinConfig:
+    return JoinConfig(Ed25519PrivateKey.generate(), invite, save_dir, limits, resume=False)
+
+
+def host_files(root: Path) -> list[Path]:
+    return sorted(root.glob("*.gtr"))
+
+
+def assert_clean(session: GameSession) -> None:
+    verdict = session.verdict
+    assert verdict is not None and verdict.clean and verdict.audit_complete, verdict
+
+
+async def test_concurrent_games_each_end_clean_with_their_own_transcript(tmp_path):
+    games = 5
+    host = ManyHost(tmp_path / "host", max_games=games, games_total=games)
+    joined: dict[int, GameSession] = {}
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+
+        async def play(i: int) -> None:
+            joined[i] = await join_game(joiner(invite, tmp_path / f"joiner-{i}"),
+                                        short_game(i))
+
+        with trio.fail_after(SAFETY):
+            async with trio.open_nursery() as players:
+                for i in range(games):
+                    players.start_soon(play, i)
+            await host.done.wait()
+    assert host.stats is not None
+    assert (host.stats.started, host.stats.finished, host.stats.refused_full) == (games, games, 0)
+    files = host_files(tmp_path / "host")
+    assert len(files) == games  # one transcript per game, named by its own game id
+    ids = {s.peer.flow.game_id for s in joined.values()}
+    assert {f.stem for f in files} == {gid.hex() for gid in ids}
+    for session in joined.values():
+        assert_clean(session)
+    by_id = {s.peer.flow.game_id: s for s in host.ended.values()}
+    for session in joined.values():  # both sides of each game saw the same verdict
+        assert by_id[session.peer.flow.game_id].verdict == session.verdict
+    for path in files:
+        assert replay(parse(path.read_bytes())).finding is Finding.CLEAN
+
+
+async def test_a_joiner_beyond_max_games_is_told_the_host_is_full(tmp_path):
+    host = ManyHost(tmp_path / "host", max_games=2)
+    hold = trio.Event()  # the first two games wait here, so both slots stay taken
+
+    def gated(seed: int):
+        async def run(session: GameSession) -> None:
+            await hold.wait()
+            await short_game(seed, plies=6)(session)
+        return run
+
+    in_game: list[GameSession] = []
+    seated = trio.Event()
+
+    def on_session(session: GameSession) -> None:
+        in_game.append(session)
+        if len(in_game) == 2:
+            seated.set()
+
+    results: list[GameSession] = []
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+
+        async def play(i: int) -> None:
+            results.append(await join_game(joiner(invite, tmp_path / f"joiner-{i}"),
+                                           gated(i), on_session=on_session))
+
+        for i in range(2):
+            nursery.start_soon(play, i)
+        with trio.fail_after(SAFETY):
+            await seated.wait()
+            with pytest.raises(SessionError, match=FULL) as caught:
+                await join_game(joiner(invite, tmp_path / "third"), short_game(3))
+        assert "2 games are in progress" in str(caught.value)
+        assert host.stats is None and not host.ended
+        assert not host_files(tmp_path / "third")  # nothing saved for the refused joiner
+        hold.set()
+        with trio.fail_after(SAFETY):
+            while len(host.ended) < 1:  # a slot frees once a game is over...
+                await trio.sleep(0.05)
+            late = await join_game(joiner(invite, tmp_path / "late"), short_game(4, plies=4))
+            while len(results) < 2:
+                await trio.sleep(0.05)
+        host.stop.set()
+        with trio.fail_after(SAFETY):
+            await host.done.wait()
+    assert host.stats is not None
+    assert host.stats.refused_full == 1 and host.stats.started == 3
+    for session in (*results, late):  # ... and the next joiner gets it
+        assert_clean(session)
+    assert any("games in progress" in s for s in host.statuses)
+
+
+async def test_a_joiner_that_drops_comes_back_to_its_own_game(tmp_path):
+    """Two games at once; one joiner's connections are cut twice (through a proxy). It
+    reattaches to its own game each time: the host started two games, not more, and both
+    end clean."""
+    host = ManyHost(tmp_path / "host", max_games=4, games_total=2)
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+        proxy = FaultProxy("127.0.0.1", invite.port, fixed_plans([
+            Plan(fault=CUT, after=2500), Plan(fault=CUT, after=6000)]), seed=1)
+        routed = dataclasses.replace(invite, port=await nursery.start(proxy.serve))
+        joined: dict[str, GameSession] = {}
+
+        async def play(name: str, inv: Invite, seed: int) -> None:
+            joined[name] = await join_game(joiner(inv, tmp_path / name),
+                                           short_game(seed, plies=40))
+
+        with trio.fail_after(SAFETY):
+            async with trio.open_nursery() as players:
+                players.start_soon(play, "cut", routed, 7)
+                players.start_soon(play, "direct", invite, 8)
+            await host.done.wait()
+        nursery.cancel_scope.cancel()
+    assert proxy.faults(CUT) == 2 and len(proxy.connections) >= 3
+    assert host.stats is not None
+    assert (host.stats.started, host.stats.finished) == (2, 2)
+    assert len(host_files(tmp_path / "host")) == 2
+    for session in joined.values():
+        assert_clean(session)
+    assert sum("reconnected" in s or "connected" in s for s in host.statuses) >= 4
+
+
+def open_transcripts(root: Path) -> list[str]:
+    """The transcripts under `root` that this process holds open."""
+    found = []
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            target = str(fd.readlink())
+        except OSError:
+            continue
+        if target.startswith(str(root)) and target.endswith(".gtr"):
+            found.append(target)
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="needs /proc")
+async def test_games_cut_off_midway_leave_no_transcript_open(tmp_path):
+    """Cancelling the host and a joiner in the middle of a game closes both transcript
+    files; the game stays resumable (its transcripts verify as unfinished)."""
+    host = ManyHost(tmp_path / "host", max_games=2)
+    seated = trio.Event()
+
+    def on_session(session: GameSession) -> None:
+        seated.set()
+
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+        nursery.start_soon(lambda: join_game(joiner(invite, tmp_path / "joiner"),
+                                             short_game(9, plies=10_000),
+                                             on_session=on_session))
+        with trio.fail_after(SAFETY):
+            await seated.wait()
+            while len(open_transcripts(tmp_path)) < 2:  # both sides have saved the game
+                await trio.sleep(0.01)
+        nursery.cancel_scope.cancel()
+    assert open_transcripts(tmp_path) == []
+    files = sorted(tmp_path.rglob("*.gtr"))
+    assert len(files) == 2
+    for path in files:
+        assert replay(parse(path.read_bytes())).finding is Finding.UNFINISHED
