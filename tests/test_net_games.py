@@ -149,3 +149,13 @@ async def test_whole_game_over_a_byte_at_a_time_trickle(tmp_path, capsys, autoju
         assert stream.largest == 1
     # every byte of every frame was its own read (4-byte header included)
     assert host_stream.reads + joiner_stream.reads > 4 * frames
+
+
+@pytest.mark.parametrize("arbiter", ["open", "blind"])
+def test_selfplay_command_audits_clean_in_each_mode(arbiter: str, tmp_path: Path, capsys) -> None:
+    """`p2pgotg selfplay --arbiter MODE`: bot against bot over TLS on loopback, exit 0."""
+    code = cli_main(["selfplay", "--games", "1", "--seed", "3", "--arbiter", arbiter,
+                     "--save-dir", str(tmp_path)])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert f"challenges {arbiter}" in out and "1 of 1 games audited clean" in out
