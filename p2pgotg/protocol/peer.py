@@ -31,7 +31,7 @@ from p2pgotg.protocol.errors import (
     RemoteProtocolError,
     RuleViolation,
 )
-from p2pgotg.protocol.events import Event, GameStarted
+from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.flow import (
     HOST,
     JOINER,
@@ -86,6 +86,7 @@ class Peer:
         self._own: _OwnSetup | None = None
         self._error: ProtocolError | None = None
         self._accepted = False
+        self._revealed_into: Game | None = None  # the game our ranks were revealed into
 
     # -- reading the state --------------------------------------------------------------
 
@@ -402,15 +403,15 @@ class Peer:
             raise LocalProtocolError(violation.detail) from None
         self._records.append(("msg", self.role, data))
         self._out.append(data)
-        if any(isinstance(e, GameStarted) for e in events):
-            self._reveal_own_ranks()
         return events + self._duties()
 
     def _reveal_own_ranks(self) -> None:
+        """Our ranks into our view of the game, once, as soon as play has begun."""
         game = self.flow.game
-        if game is not None and self._own is not None:
+        if game is not None and self._own is not None and game is not self._revealed_into:
             for pid, rank in enumerate(self._own.setup.ranks):
                 game.reveal(Piece(self._own.setup.side, pid), rank)
+            self._revealed_into = game
 
     def _duties(self) -> list[Event]:
         """Send whatever the protocol requires of us now and needs no decision."""
@@ -418,8 +419,7 @@ class Peer:
         events: list[Event] = []
         if self._error is not None:
             return events
-        if flow.game is not None and self._own is not None:
-            self._reveal_own_ranks()
+        self._reveal_own_ranks()
         if self.role == HOST and flow.phase is Phase.COIN:
             events += self._send("coin", {"secret": self._rand(32)})
         elif self.role == JOINER and flow.phase is Phase.COIN_OPEN and self._coin is not None:
