@@ -123,7 +123,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
 
     from p2pgotg.net.errors import NetError
     from p2pgotg.net.games import games_dir
-    from p2pgotg.net.hosting import HostConfig, host_game
+    from p2pgotg.net.hosting import HostConfig
     from p2pgotg.net.paths import load_or_create_identity, load_or_create_tls_identity
     from p2pgotg.net.session import SessionError
     from p2pgotg.selfplay import bot_runner
@@ -387,6 +387,22 @@ def _add_rule_options(p: argparse.ArgumentParser) -> None:
                    help="the most one move may take, e.g. 60s (default: none)")
 
 
+def _add_seat_options(p: argparse.ArgumentParser, away: str) -> None:
+    """What host and join share: the bot seat, the driver's timeouts, the display."""
+    p.add_argument("--bot", action="store_true", help="let the bot play this side")
+    p.add_argument("--seed", type=int, default=None, help="the bot's random seed")
+    p.add_argument("--bot-delay", type=_seconds, default=0.0, metavar="SECONDS",
+                   help="the bot thinks this long before each move (default: 0)")
+    p.add_argument("--abandon", type=_duration, default=180, metavar="TIME",
+                   help=f"claim the game when {away} is away this long")
+    p.add_argument("--audit-timeout", type=_duration, default=60, metavar="TIME",
+                   help="after our audit, claim the game if the other's has not come")
+    p.add_argument("--duty-timeout", type=_duration, default=30, metavar="TIME",
+                   help="claim the game if the other side withholds a challenge's answer")
+    p.add_argument("--ascii", action="store_true",
+                   help="no colour: marks drawn as plain text, for any terminal")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2pgotg", description="Game of the Generals, peer to peer, with no arbiter."
@@ -408,18 +424,7 @@ def build_parser() -> argparse.ArgumentParser:
     host = sub.add_parser("host", help="host a game and print invite codes")
     host.add_argument("--port", type=int, default=0, help="port to listen on (default: any)")
     host.add_argument("--bind", default=None, help="address to listen on (default: all)")
-    host.add_argument("--bot", action="store_true", help="let the bot play this side")
-    host.add_argument("--seed", type=int, default=None, help="the bot's random seed")
-    host.add_argument("--bot-delay", type=_seconds, default=0.0, metavar="SECONDS",
-                      help="the bot thinks this long before each move (default: 0)")
-    host.add_argument("--abandon", type=_duration, default=180, metavar="TIME",
-                      help="claim the game when the other player is away this long")
-    host.add_argument("--audit-timeout", type=_duration, default=60, metavar="TIME",
-                      help="after our audit, claim the game if the other's has not come")
-    host.add_argument("--duty-timeout", type=_duration, default=30, metavar="TIME",
-                      help="claim the game if the other side withholds a challenge's answer")
-    host.add_argument("--ascii", action="store_true",
-                      help="no colour: marks drawn as plain text, for any terminal")
+    _add_seat_options(host, away="the other player")
     host.add_argument("--max-games", type=_positive, default=None, metavar="N",
                       help="with --bot: host up to N games at once (one invite for all), "
                       "until interrupted")
@@ -429,18 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
     host.set_defaults(func=_cmd_host)
     join = sub.add_parser("join", help="join a game by its invite code")
     join.add_argument("code", help="the invite code the host printed")
-    join.add_argument("--bot", action="store_true", help="let the bot play this side")
-    join.add_argument("--seed", type=int, default=None, help="the bot's random seed")
-    join.add_argument("--bot-delay", type=_seconds, default=0.0, metavar="SECONDS",
-                      help="the bot thinks this long before each move (default: 0)")
-    join.add_argument("--abandon", type=_duration, default=180, metavar="TIME",
-                      help="claim the game when the host is away this long")
-    join.add_argument("--audit-timeout", type=_duration, default=60, metavar="TIME",
-                      help="after our audit, claim the game if the other's has not come")
-    join.add_argument("--duty-timeout", type=_duration, default=30, metavar="TIME",
-                      help="claim the game if the other side withholds a challenge's answer")
-    join.add_argument("--ascii", action="store_true",
-                      help="no colour: marks drawn as plain text, for any terminal")
+    _add_seat_options(join, away="the host")
     join.set_defaults(func=_cmd_join)
     play = sub.add_parser("play", help="play against the built-in bot in this terminal")
     play.add_argument("--seed", type=int, default=None,
