@@ -17,6 +17,8 @@ from collections.abc import Iterable, Mapping
 
 import pytest
 
+from p2pgotg.net.transcript_file import TranscriptFile
+
 from p2pgotg.rules import (
     FULL_SET,
     Game,
@@ -93,3 +95,12 @@ def _play_fixture():
 @pytest.fixture(scope="session", name="piece_on")
 def _piece_on_fixture():
     return piece_on
+
+
+@pytest.fixture(autouse=True)
+def _inline_fsync_on_a_virtual_clock(request: pytest.FixtureRequest,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """Under trio's autojump clock a task waiting for a worker thread counts as idle and
+    virtual time leaps ahead; transcripts fsync on the event loop's thread there."""
+    if "autojump_clock" in request.fixturenames:
+        monkeypatch.setattr(TranscriptFile, "THREADED", False)

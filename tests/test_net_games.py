@@ -9,6 +9,7 @@ same order, each once; and `p2pgotg verify` accepts both files.
 from __future__ import annotations
 
 import hashlib
+import os
 import random
 from pathlib import Path
 
@@ -20,7 +21,8 @@ from p2pgotg.cli import main as cli_main
 from p2pgotg.crypto import key_from_seed
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits
+from p2pgotg.net.session import GameSession, Limits, parse_control
+from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Peer, parse
 from p2pgotg.protocol.envelope import Envelope
@@ -159,3 +161,74 @@ def test_selfplay_command_audits_clean_in_each_mode(arbiter: str, tmp_path: Path
     out = capsys.readouterr().out
     assert code == 0, out
     assert f"challenges {arbiter}" in out and "1 of 1 games audited clean" in out
+
+
+# -- write-ahead: nothing leaves before it is on disk -----------------------------------------
+
+
+class WatchedChannel(FramedChannel):
+    """A channel that, at every send, checks the sender's transcript against what the
+    completed fsyncs covered (`synced`: path -> bytes of the file an fsync has finished)."""
+
+    def __init__(self, stream: trio.abc.Stream, session: GameSession, synced: dict[Path, int],
+                 limits: Limits) -> None:
+        super().__init__(stream, keepalive_interval=limits.keepalive,
+                         silence_timeout=limits.silence)
+        self.session = session
+        self.synced = synced
+        self.checked = {"msg": 0, "bye": 0}
+
+    async def send(self, frame: bytes) -> None:
+        path = self.session.path
+        if path is not None:  # (before the game has an id there is no file yet)
+            data = path.read_bytes()
+            durable = self.synced.get(path, 0)
+            ctl = parse_control(frame)
+            if ctl is None:  # a game message: its record must be inside the fsynced part
+                end = data.find(frame) + len(frame)
+                assert len(frame) <= end <= durable, "a message was sent before its fsync"
+                self.checked["msg"] += 1
+            elif ctl["ctl"] == "bye":  # "I hold N of yours": those N must be durable
+                on_disk = parse(data[:durable]).messages
+                held = sum(1 for sender, _ in on_disk if sender == self.session.peer.peer_role)
+                assert held >= ctl["have"], "bye counted messages that were not yet durable"
+                self.checked["bye"] += 1
+        await super().send(frame)
+
+
+async def test_nothing_is_sent_before_its_transcript_record_is_fsynced(tmp_path, monkeypatch,
+                                                                       capsys):
+    """SPEC 2.8 (write-ahead), with the fsync on a worker thread: every game message is
+    sent only after an fsync that covered its record has returned, and every goodbye
+    counts only messages an fsync has covered."""
+    assert TranscriptFile.THREADED
+    synced: dict[Path, int] = {}
+    fsync = TranscriptFile._fsync
+
+    def watched_fsync(self: TranscriptFile) -> None:
+        size = os.fstat(self._fd).st_size  # what this flush will cover, at least
+        fsync(self)
+        synced[self.path] = max(synced.get(self.path, 0), size)
+
+    monkeypatch.setattr(TranscriptFile, "_fsync", watched_fsync)
+    limits = Limits()
+    host = GameSession(Peer(HOST, det_key("host"), TLS_FP, RuleOptions(), det_rand("wh")),
+                       tmp_path / "host", SECRET, limits)
+    joiner = GameSession(Peer(JOINER, det_key("joiner"), TLS_FP, None, det_rand("wj")),
+                         tmp_path / "joiner", SECRET, limits)
+    a, b = trio.testing.memory_stream_pair()
+    channels = WatchedChannel(a, host, synced, limits), WatchedChannel(b, joiner, synced, limits)
+    host.perform(lambda p: p.start())
+    with trio.fail_after(SAFETY):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(drive, host, BotSeat(random.Random(5)).step)
+            nursery.start_soon(drive, joiner, BotSeat(random.Random(6)).step)
+            nursery.start_soon(joiner.run_connection, channels[1], 0)
+            await host.run_connection(channels[0], 0)
+    host.close()
+    joiner.close()
+    assert_same_clean_game(host, joiner, capsys)
+    for channel in channels:  # the checks ran on (nearly) every message and the goodbye
+        sent = len(messages_by_sender(channel.session.path)[channel.session.peer.role])
+        assert channel.checked["msg"] >= sent - 2  # (the hello goes out before the file)
+        assert channel.checked["bye"] >= 1

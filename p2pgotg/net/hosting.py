@@ -155,9 +155,10 @@ async def host_game(
         live.append(me)
         try:
             hellos = current.peer.flow.senders[HOST].hashes
+            held = current.peer.received_count()
             try:
-                await channel.send(control("ok", game=current.peer.flow.game_id,
-                                           have=current.peer.received_count(),
+                await current.durable()  # (what we say we hold must survive a crash)
+                await channel.send(control("ok", game=current.peer.flow.game_id, have=held,
                                            first=hellos[0] if hellos else None))
             except NetError:
                 return

@@ -132,6 +132,8 @@ async def _one_connection(
         gid = session.peer.flow.game_id if session else None
         have = session.peer.received_count() if session else 0
         try:
+            if session is not None:
+                await session.durable()  # (what we say we hold must survive a crash)
             with trio.fail_after(limits.handshake):
                 await channel.send(hello_frame(invite.secret, gid, have))
         except trio.TooSlowError:

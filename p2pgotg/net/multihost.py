@@ -247,9 +247,10 @@ class _MultiHost:
         game.live = me
         try:
             hellos = session.peer.flow.senders[HOST].hashes
+            held = session.peer.received_count()
             try:
-                await channel.send(control("ok", game=session.peer.flow.game_id,
-                                           have=session.peer.received_count(),
+                await session.durable()  # (what we say we hold must survive a crash)
+                await channel.send(control("ok", game=session.peer.flow.game_id, have=held,
                                            first=hellos[0] if hellos else None))
             except NetError:
                 return

@@ -169,7 +169,7 @@ class GameSession:
         return events
 
     def _after(self, events: list[Event]) -> None:
-        self._persist()  # write-ahead: on disk before it is sent or shown
+        self._persist()  # write-ahead: written now, durable before anything is sent
         self._outbox += self.peer.data_to_send()
         self.events += events
         now = trio.current_time()
@@ -198,6 +198,13 @@ class GameSession:
                 first["port"] = self.listen_port.to_bytes(2, "big")
             self.file.append([("secrets", first)] + self._buffer)
             self._buffer = []
+
+    async def durable(self) -> None:
+        """Return once every transcript record so far is on disk (the fsync runs on a
+        worker thread). Await it before sending a message, or a count of the peer's
+        messages we hold: the peer must never see what a crash could make us forget."""
+        if self.file is not None:
+            await self.file.sync_in_thread()
 
     def _update_clocks(self, now: float) -> None:
         flow = self.peer.flow
@@ -310,11 +317,13 @@ class GameSession:
             await self._wake_writer.wait()
             self._wake_writer = trio.Event()
             while self._outbox:
+                await self.durable()  # (the record of every message in the box is written)
                 await channel.send(self._outbox[0])
                 self._outbox.pop(0)
             if self.done and self.peer.failed is None:
                 have = self.peer.received_count()
                 if have != self._bye_have:  # (again) tell what we hold, after the end
+                    await self.durable()
                     await channel.send(control("bye", have=have))
                     self._bye_have = have
                     self._notify()

@@ -1,8 +1,11 @@
 """Transcript files on disk: created owner-only, appended record by record, fsynced.
 
 The format is `p2pgotg.protocol.transcript`'s; this module only does the file I/O, so that
-a crash never loses a message that was sent or acted upon (write-ahead: the driver appends
-before it sends and before it acts on what it received).
+a crash never loses a message that was sent or acted upon. Write-ahead: the driver appends
+before it sends and before it acts on what it received, and it sends nothing (and tells the
+peer no count of what it holds) until `sync_in_thread` says every append so far is durable.
+`append` itself only hands the bytes to the operating system, and the fsync runs on a worker
+thread: a many-game host must not stall every game while one disk flush completes.
 """
 
 from __future__ import annotations
@@ -11,17 +14,27 @@ import os
 from collections.abc import Iterable
 from pathlib import Path
 
+import trio
+
 from p2pgotg.net.paths import fsync_dir
 from p2pgotg.protocol.peer import Record
 from p2pgotg.protocol.transcript import Transcript, encode_header, encode_record, parse
 
 
 class TranscriptFile:
-    """An open transcript, appended to with `append` (each call is flushed and fsynced)."""
+    """An open transcript: `append` writes, `sync` / `sync_in_thread` make it durable."""
+
+    #: Flush on a worker thread. Tests on trio's autojump clock turn it off: to that clock
+    #: a task waiting for a thread is idle, so virtual time would leap during every flush.
+    THREADED = True
 
     def __init__(self, path: Path, fd: int) -> None:
         self.path = path
         self._fd = fd
+        self._written = 0  # appends so far
+        self._synced = 0  # appends known to be on disk
+        self._new_entry = False  # the directory entry still needs its fsync
+        self._in_flight: trio.Event | None = None  # set when the running fsync returns
 
     @classmethod
     def create(cls, path: Path, role: str, key: bytes) -> TranscriptFile:
@@ -29,8 +42,8 @@ class TranscriptFile:
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
         f = cls(path, fd)
+        f._new_entry = True
         f._write(encode_header(role, key))
-        fsync_dir(path.parent)
         return f
 
     @classmethod
@@ -45,7 +58,13 @@ class TranscriptFile:
             transcript.torn_tail = False
         return cls(path, fd), transcript
 
+    @property
+    def durable(self) -> bool:
+        """Every append so far is on disk."""
+        return self._synced == self._written
+
     def append(self, records: Iterable[Record]) -> None:
+        """Write the records now (not yet durable: see `sync_in_thread`)."""
         data = b"".join(encode_record(r) for r in records)
         if data:
             self._write(data)
@@ -55,10 +74,53 @@ class TranscriptFile:
         while view:
             n = os.write(self._fd, view)
             view = view[n:]
+        self._written += 1
+
+    def _fsync(self) -> None:
+        """The flush itself (on whichever thread calls it)."""
         os.fsync(self._fd)
+        if self._new_entry:
+            fsync_dir(self.path.parent)
+            self._new_entry = False
+
+    def sync(self) -> None:
+        """Make every append so far durable, on this thread."""
+        if self._fd >= 0 and not self.durable:
+            target = self._written
+            self._fsync()
+            self._synced = max(self._synced, target)
+
+    async def sync_in_thread(self) -> None:
+        """Make every append so far durable, fsyncing on a worker thread. Callers that
+        come while a flush runs wait for it and then flush what it did not cover; appends
+        made meanwhile ride along with the next flush."""
+        if not self.THREADED:
+            self.sync()
+            return
+        while self._fd >= 0 and not self.durable:
+            if self._in_flight is not None:
+                await self._in_flight.wait()
+                continue
+            target = self._written
+            self._in_flight = done = trio.Event()
+            try:
+                await trio.to_thread.run_sync(self._fsync_unless_closed)
+                self._synced = max(self._synced, target)
+            finally:
+                self._in_flight = None
+                done.set()
+
+    def _fsync_unless_closed(self) -> None:
+        try:
+            self._fsync()
+        except OSError:
+            if self._fd >= 0:
+                raise  # (closed meanwhile: `close` made everything durable itself)
 
     def close(self) -> None:
+        """Flush what is not yet durable, then close."""
         if self._fd >= 0:
+            self.sync()
             os.close(self._fd)
             self._fd = -1
 
