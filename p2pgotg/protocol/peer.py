@@ -398,7 +398,7 @@ class Peer:
         )
         data = seal(self._key, body).encode()
         try:
-            events, _ = flow.process(self.role, data)
+            events, _ = flow.process(self.role, data, sealed_here=True)
         except RuleViolation as violation:
             raise LocalProtocolError(violation.detail) from None
         self._records.append(("msg", self.role, data))
