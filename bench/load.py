@@ -26,7 +26,6 @@ import os
 import platform
 import random
 import resource
-import signal
 import subprocess
 import sys
 import tempfile
@@ -37,6 +36,7 @@ from pathlib import Path
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from processes import HostProcess, cpu_seconds, fd_count, rss_mib, start_host
 
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.invite import Invite
@@ -46,8 +46,6 @@ from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import LocalProtocolError, Phase, TranscriptError, parse, replay
 
-TICK = os.sysconf("SC_CLK_TCK")
-
 
 def percentile(xs: list[float], q: float) -> float:
     """Nearest-rank percentile (q in 0..100) of a non-empty list."""
@@ -56,75 +54,17 @@ def percentile(xs: list[float], q: float) -> float:
     return s[k]
 
 
-def proc_cpu(pid: int | str = "self") -> float:
-    """User + system CPU seconds of a process, from /proc/PID/stat."""
-    with open(f"/proc/{pid}/stat") as f:
-        fields = f.read().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICK
-
-
-def proc_rss_mib(pid: int | str = "self") -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def fd_count(pid: int | str = "self") -> int:
-    return len(os.listdir(f"/proc/{pid}/fd"))
-
-
-# -- the host subprocess -------------------------------------------------------------------
-
-@dataclass
-class HostProcess:
-    proc: subprocess.Popen
-    home: Path
-    out: Path
-    err: Path
-    invite: Invite
-
-    def stop(self, timeout: float = 20.0) -> int | None:
-        """SIGINT, then SIGKILL if it has not stopped within `timeout` seconds."""
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-                return None
-        return self.proc.returncode
-
-
-def start_host(base: Path, max_games: int, extra: list[str], ready_within: float = 60.0,
-               gc_threshold: tuple[int, ...] | None = None) -> HostProcess:
-    home = base / "host"
-    home.mkdir(parents=True)
-    out, err = base / "host.out", base / "host.err"
-    env = dict(os.environ, P2PGOTG_HOME=str(home), PYTHONUNBUFFERED="1")
+def launch_host(base: Path, max_games: int, gc_threshold: tuple[int, ...] | None = None
+                ) -> HostProcess:
     args = ["host", "--bot", "--max-games", str(max_games), "--bind", "127.0.0.1",
-            "--port", "0", "--seed", "1", *extra]
+            "--port", "0", "--seed", "1"]
     if gc_threshold is None:
         cmd = [sys.executable, "-m", "p2pgotg", *args]
     else:  # an experiment: the same host, with the garbage collector tuned
         prelude = ("import gc, sys; gc.set_threshold(*map(int, sys.argv[1].split(','))); "
                    "gc.freeze(); from p2pgotg.cli import main; sys.exit(main(sys.argv[2:]))")
         cmd = [sys.executable, "-c", prelude, ",".join(map(str, gc_threshold)), *args]
-    with open(out, "wb") as o, open(err, "wb") as e:
-        proc = subprocess.Popen(cmd, stdout=o, stderr=e, stdin=subprocess.DEVNULL, env=env)
-    deadline = time.monotonic() + ready_within
-    while time.monotonic() < deadline:
-        for line in out.read_text().splitlines():
-            if line.startswith("invite: "):
-                return HostProcess(proc, home, out, err, Invite.decode(line.split()[1]))
-        if proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    proc.kill()
-    proc.wait(5)
-    raise RuntimeError(f"the host printed no invite: {err.read_text()[-2000:]}")
+    return start_host(base, cmd)
 
 
 # -- the joiners ------------------------------------------------------------------------------
@@ -351,7 +291,7 @@ def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, d
              hard: float, keep: bool, profile: Path | None = None, tmp: str | None = None,
              gc_threshold: tuple[int, ...] | None = None) -> dict:
     base = Path(tempfile.mkdtemp(prefix=f"p2pgotg-load-{n}-", dir=tmp))
-    host = start_host(base, n + 10, [], gc_threshold=gc_threshold)
+    host = launch_host(base, n + 10, gc_threshold)
     if gc_threshold is not None:
         gc.set_threshold(*gc_threshold)
         gc.freeze()
@@ -378,7 +318,7 @@ def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, d
     killer_deadline = time.monotonic() + hard
     tally = Tally()
     marks: dict[str, float] = {}
-    t0, cpu_self0, cpu_host0 = time.perf_counter(), proc_cpu(), proc_cpu(host.proc.pid)
+    t0, cpu_self0, cpu_host0 = time.perf_counter(), cpu_seconds(), cpu_seconds(host.proc.pid)
     try:
         spy = None
         if profile is not None:
@@ -388,9 +328,9 @@ def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, d
                                            tally, marks, spy), killer_deadline)
     finally:
         t1 = time.perf_counter()
-        cpu_self1 = proc_cpu()
-        cpu_host1 = proc_cpu(host.proc.pid) if host.proc.poll() is None else cpu_host0
-        host_rss = proc_rss_mib(host.proc.pid) if host.proc.poll() is None else 0.0
+        cpu_self1 = cpu_seconds()
+        cpu_host1 = cpu_seconds(host.proc.pid) if host.proc.poll() is None else cpu_host0
+        host_rss = rss_mib(host.proc.pid) if host.proc.poll() is None else 0.0
         host_fds = fd_count(host.proc.pid) if host.proc.poll() is None else 0
         code = host.stop()
         gc.callbacks.remove(gc_timer)

@@ -23,7 +23,6 @@ import json
 import os
 import random
 import signal
-import subprocess
 import sys
 import tempfile
 import time
@@ -33,6 +32,7 @@ from pathlib import Path
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from processes import HostProcess, fd_count, rss_mib, start_host
 
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.faultproxy import CUT, DOWN, HALF_CLOSE, KINDS, STALL, UP, FaultProxy, Plan
@@ -46,18 +46,6 @@ from p2pgotg.selfplay import bot_runner
 # Short timeouts, so that a stall costs seconds; the same on both sides.
 SOAK_LIMITS = Limits(handshake=3.0, keepalive=0.5, silence=3.0, audit=30.0, duty=30.0,
                      abandon=90.0, bye=2.0, grace=1.0, retry=(0.05, 0.5))
-
-
-def rss_mib(pid: int | str = "self") -> float:
-    with open(f"/proc/{pid}/status") as f:
-        for line in f:
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1]) / 1024
-    return 0.0
-
-
-def fd_count(pid: int | str = "self") -> int:
-    return len(os.listdir(f"/proc/{pid}/fd"))
 
 
 # -- the host process ---------------------------------------------------------------------
@@ -100,44 +88,9 @@ def serve(home: Path, max_games: int) -> int:
     return 0
 
 
-@dataclass
-class HostProcess:
-    proc: subprocess.Popen
-    home: Path
-    out: Path
-    invite: Invite
-
-    def stop(self, timeout: float = 20.0) -> int | None:
-        if self.proc.poll() is None:
-            self.proc.send_signal(signal.SIGINT)
-            try:
-                self.proc.wait(timeout)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(5)
-                return None
-        return self.proc.returncode
-
-
-def start_host(base: Path, max_games: int) -> HostProcess:
-    home = base / "host"
-    home.mkdir(parents=True)
-    out = base / "host.out"
-    with open(out, "wb") as o, open(base / "host.err", "wb") as e:
-        proc = subprocess.Popen(
-            [sys.executable, __file__, "--serve", str(home), "--parallel", str(max_games)],
-            stdout=o, stderr=e, stdin=subprocess.DEVNULL,
-            env=dict(os.environ, PYTHONUNBUFFERED="1"))
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and proc.poll() is None:
-        for line in out.read_text().splitlines():
-            if line.startswith("invite: "):
-                return HostProcess(proc, home, out, Invite.decode(line.split()[1]))
-        time.sleep(0.05)
-    proc.kill()
-    proc.wait(5)
-    raise RuntimeError("the soak host printed no invite: "
-                       + (base / "host.err").read_text()[-2000:])
+def launch_host(base: Path, max_games: int) -> HostProcess:
+    return start_host(base, [sys.executable, __file__, "--serve", str(base / "host"),
+                             "--parallel", str(max_games)])
 
 
 # -- faults ------------------------------------------------------------------------------
@@ -250,7 +203,7 @@ def soak(games: int, parallel: int, seconds: float, p_fault: float, seed: int, k
     gc.collect()
     fds_before = fd_count()
     rss_before = rss_mib()
-    host = start_host(base, parallel)
+    host = launch_host(base, parallel)
     time.sleep(0.5)
     host_fds_before = fd_count(host.proc.pid)
     tally = Tally()

@@ -1,0 +1,82 @@
+"""What the load and soak runs share: a host subprocess (started, its invite read, stopped)
+and a process's CPU time, memory and open files, read from /proc (Linux)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+from p2pgotg.net.invite import Invite
+
+TICK = os.sysconf("SC_CLK_TCK")
+
+
+def cpu_seconds(pid: int | str = "self") -> float:
+    """User + system CPU seconds of a process, from /proc/PID/stat."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / TICK
+
+
+def rss_mib(pid: int | str = "self") -> float:
+    """Resident memory of a process, MiB."""
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def fd_count(pid: int | str = "self") -> int:
+    """Open file descriptors of a process."""
+    return len(os.listdir(f"/proc/{pid}/fd"))
+
+
+@dataclass
+class HostProcess:
+    """A host running as a subprocess, its output going to files in its folder."""
+
+    proc: subprocess.Popen
+    home: Path
+    out: Path
+    err: Path
+    invite: Invite
+
+    def stop(self, timeout: float = 20.0) -> int | None:
+        """SIGINT, then SIGKILL if it has not stopped within `timeout` seconds (None)."""
+        if self.proc.poll() is None:
+            self.proc.send_signal(signal.SIGINT)
+            try:
+                self.proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+                return None
+        return self.proc.returncode
+
+
+def start_host(base: Path, cmd: list[str], env: dict[str, str] | None = None,
+               ready_within: float = 60.0) -> HostProcess:
+    """Run `cmd` (a host that prints `invite: CODE`) with its home in `base`/host and its
+    output in `base`/host.out and host.err; return once the invite is printed."""
+    home = base / "host"
+    home.mkdir(parents=True)
+    out, err = base / "host.out", base / "host.err"
+    env = dict(os.environ if env is None else env, P2PGOTG_HOME=str(home), PYTHONUNBUFFERED="1")
+    with open(out, "wb") as o, open(err, "wb") as e:
+        proc = subprocess.Popen(cmd, stdout=o, stderr=e, stdin=subprocess.DEVNULL, env=env)
+    deadline = time.monotonic() + ready_within
+    while time.monotonic() < deadline:
+        for line in out.read_text().splitlines():
+            if line.startswith("invite: "):
+                return HostProcess(proc, home, out, err, Invite.decode(line.split()[1]))
+        if proc.poll() is not None:
+            break
+        time.sleep(0.05)
+    proc.kill()
+    proc.wait(5)
+    raise RuntimeError(f"the host printed no invite: {err.read_text()[-2000:]}")
