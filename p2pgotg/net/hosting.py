@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import hmac
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Awaitable, Callable
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -88,7 +88,7 @@ async def host_game(
         session.link = Link.RECONNECTING  # the joiner is away at least since we stopped
         session.away_since = trio.current_time()
     bound_port = [0]
-    live: list[_Live] = []  # the joiner's connection, while there is one
+    live: list[LiveConnection] = []  # the joiner's connection, while there is one
     finished = trio.Event()
 
     async def handler(stream: trio.SSLStream) -> None:
@@ -100,31 +100,31 @@ async def host_game(
                 hi = check_control(await channel.receive(), "hi")
         except (trio.TooSlowError, NetError, SessionError) as exc:
             on_status(f"a connection was refused: {exc or 'no greeting in time'}")
-            await _refuse(channel, f"no valid greeting: {exc or 'too slow'}")
+            await refuse(channel, f"no valid greeting: {exc or 'too slow'}")
             return
         secret, wanted, have = hi.get("secret"), hi.get("game"), hi.get("have", 0)
         if not isinstance(secret, bytes) or not hmac.compare_digest(secret, join_secret):
             on_status("a joiner with a wrong join secret was refused")
-            await _refuse(channel, "wrong join secret: check the invite code")
+            await refuse(channel, "wrong join secret: check the invite code")
             return
         if not isinstance(have, int) or isinstance(have, bool) or have < 0:
-            await _refuse(channel, "bad greeting")
+            await refuse(channel, "bad greeting")
             return
         if finished.is_set():
-            await _refuse(channel, "this game is over")
+            await refuse(channel, "this game is over")
             return
         gid = session.peer.flow.game_id if session else None
         if gid is not None:
             if wanted is None:  # someone with the invite but not our game: a second joiner
                 on_status("a second joiner was refused: a game is in progress")
-                await _refuse(channel, "this host is already playing a game with someone "
+                await refuse(channel, "this host is already playing a game with someone "
                               "else")
                 return
             if wanted != gid:
-                await _refuse(channel, "this host does not have that game (it may be over)")
+                await refuse(channel, "this host does not have that game (it may be over)")
                 return
-        elif wanted is not None and not (session is not None and _awaits_joiner_hello(session)):
-            await _refuse(channel, "this host does not have that game (it may be over)")
+        elif wanted is not None and not (session is not None and awaits_joiner_hello(session)):
+            await refuse(channel, "this host does not have that game (it may be over)")
             return
         # From here the joiner is admitted: our game (wanted == gid), our game before the
         # joiner's hello reached us (wanted set, gid None), or a new game (both None).
@@ -132,7 +132,7 @@ async def host_game(
         if live:
             if new_game:
                 on_status("a second joiner was refused: a game is in progress")
-                await _refuse(channel, "this host is already playing a game with someone "
+                await refuse(channel, "this host is already playing a game with someone "
                               "else")
                 return
             # Our joiner is back on a new connection while we still hold its old one (a
@@ -142,7 +142,7 @@ async def host_game(
             old.scope.cancel()
             await old.gone.wait()
             if live or finished.is_set():
-                await _refuse(channel, "this host is busy with another connection")
+                await refuse(channel, "this host is busy with another connection")
                 return
         if new_game:
             peer = Peer(HOST, config.key, fingerprint, config.options)
@@ -151,7 +151,7 @@ async def host_game(
             have = 0
         assert session is not None
         current = session
-        me = _Live(trio.CancelScope(), trio.Event())
+        me = LiveConnection(trio.CancelScope(), trio.Event())
         live.append(me)
         try:
             hellos = current.peer.flow.senders[HOST].hashes
@@ -212,22 +212,25 @@ async def host_game(
     return session
 
 
+# -- shared with the many-game host (multihost.py) ------------------------------------------
+
 @dataclass
-class _Live:
+class LiveConnection:
     """The connection a joiner is playing over, so that a reconnect can replace it."""
 
     scope: trio.CancelScope
     gone: trio.Event
 
 
-def _awaits_joiner_hello(session: GameSession) -> bool:
+def awaits_joiner_hello(session: GameSession) -> bool:
     """Our hello is out and the joiner's never reached us: a joiner that has our hello and
     sent its own (so it knows the game id) may come back and send it again."""
     flow = session.peer.flow
     return HOST in flow.hellos and JOINER not in flow.hellos
 
 
-async def _refuse(channel: FramedChannel, reason: str) -> None:
+async def refuse(channel: FramedChannel, reason: str) -> None:
+    """Tell the joiner why it is turned away (an `error` frame, best effort) and hang up."""
     with trio.move_on_after(2):
         try:
             await channel.send(control("error", reason=reason))

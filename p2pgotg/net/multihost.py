@@ -33,7 +33,13 @@ from p2pgotg.crypto import equal
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.games import resume_session, unfinished_games
-from p2pgotg.net.hosting import HostConfig, SeatRunner, _awaits_joiner_hello, _Live, _refuse
+from p2pgotg.net.hosting import (
+    HostConfig,
+    LiveConnection,
+    SeatRunner,
+    awaits_joiner_hello,
+    refuse,
+)
 from p2pgotg.net.invite import Invite, reachable_addresses
 from p2pgotg.net.session import (
     GameSession,
@@ -83,7 +89,7 @@ class MultiHostStats:
 class _Game:
     number: int
     session: GameSession
-    live: _Live | None = None
+    live: LiveConnection | None = None
     slot: bool = True  # it counts against max_games (until its verdict is known)
     ended: bool = False  # over for good: finished, abandoned or dropped
     wake: trio.Event = field(default_factory=trio.Event)
@@ -162,7 +168,7 @@ class _MultiHost:
             if game.session.peer.flow.game_id == wanted:
                 return game
         waiting = [g for g in self.games if not g.ended and g.live is None
-                   and _awaits_joiner_hello(g.session)]
+                   and awaits_joiner_hello(g.session)]
         return waiting[0] if len(waiting) == 1 else None
 
     async def handler(self, stream: trio.SSLStream) -> None:
@@ -176,18 +182,18 @@ class _MultiHost:
         except (trio.TooSlowError, NetError, SessionError) as exc:
             self.stats.refused += 1
             self.status(None, f"a connection was refused: {exc or 'no greeting in time'}")
-            await _refuse(channel, f"no valid greeting: {exc or 'too slow'}")
+            await refuse(channel, f"no valid greeting: {exc or 'too slow'}")
             return
         secret, wanted, have = hi.get("secret"), hi.get("game"), hi.get("have", 0)
         if not isinstance(secret, bytes) or not hmac.compare_digest(secret, self.join_secret):
             self.stats.refused += 1
             self.status(None, "a joiner with a wrong join secret was refused")
-            await _refuse(channel, "wrong join secret: check the invite code")
+            await refuse(channel, "wrong join secret: check the invite code")
             return
         if not isinstance(have, int) or isinstance(have, bool) or have < 0 \
                 or not (wanted is None or isinstance(wanted, bytes)):
             self.stats.refused += 1
-            await _refuse(channel, "bad greeting")
+            await refuse(channel, "bad greeting")
             return
         if wanted is None:
             await self._new_game(channel)
@@ -195,11 +201,11 @@ class _MultiHost:
         game = self._find(wanted)
         if game is None:
             self.stats.refused += 1
-            await _refuse(channel, "this host does not have that game (it may be over)")
+            await refuse(channel, "this host does not have that game (it may be over)")
             return
         if game.session.peer.failed is not None:
             self.stats.refused += 1
-            await _refuse(channel, "this game is over")
+            await refuse(channel, "this game is over")
             return
         if game.live is not None:
             # Our joiner is back on a new connection while we still hold its old one (a
@@ -210,7 +216,7 @@ class _MultiHost:
             await old.gone.wait()
             if game.live is not None or game not in self.games:
                 self.stats.refused += 1
-                await _refuse(channel, "this host is busy with another connection")
+                await refuse(channel, "this host is busy with another connection")
                 return
         if not game.slot and not game.ended and not game.session.done:
             game.slot = True  # back in progress (an existing game: even beyond max_games)
@@ -220,12 +226,12 @@ class _MultiHost:
     async def _new_game(self, channel: FramedChannel) -> None:
         if self.enough.is_set():
             self.stats.refused += 1
-            await _refuse(channel, "this host is not starting new games any more")
+            await refuse(channel, "this host is not starting new games any more")
             return
         if self.active >= self.max_games:
             self.stats.refused_full += 1
             self.status(None, f"a new joiner was refused: {self.max_games} games in progress")
-            await _refuse(channel, f"{FULL}: {self.max_games} games are in progress; "
+            await refuse(channel, f"{FULL}: {self.max_games} games are in progress; "
                           "try again later")
             return
         self.active += 1  # the slot is ours from here (no other handler can take it)
@@ -243,7 +249,7 @@ class _MultiHost:
 
     async def _play(self, game: _Game, channel: FramedChannel, have: int, new: bool) -> None:
         session = game.session
-        me = _Live(trio.CancelScope(), trio.Event())
+        me = LiveConnection(trio.CancelScope(), trio.Event())
         game.live = me
         try:
             hellos = session.peer.flow.senders[HOST].hashes
