@@ -190,3 +190,33 @@ def test_random_games_never_rule_out_the_true_rank(mode, seed):
                     assert ref.rank_of(p) in belief.possible(p)
                     assert belief.prob(p, ref.rank_of(p)) > 0
                 assert_sums(belief)
+
+
+@pytest.mark.parametrize("mode", list(ChallengeMode))
+def test_a_belief_lent_the_previous_turns_equals_a_fresh_one(mode):
+    """`previous` only saves work: along a random game, the belief built with the last one's
+    help is exactly the belief built from scratch, and the help is taken on some turns."""
+    rng = random.Random(21)
+    options = RuleOptions(challenge_mode=mode)
+    white, black = Setup.random(W, rng), Setup.random(B, rng)
+    ref = Game.from_setups(white, black, options)
+    view = Game.for_player(white, black.squares, options)
+    previous = None
+    lent = 0
+    while not ref.is_over and ref.ply < 200:
+        move = rng.choice(ref.legal_moves)
+        attacker, defender = ref.piece_at(move.from_square), ref.piece_at(move.to_square)
+        if defender is not None and mode is ChallengeMode.OPEN:
+            view.reveal(attacker, ref.rank_of(attacker))
+            view.reveal(defender, ref.rank_of(defender))
+        rec = ref.push(move)
+        if defender is None:
+            view.push(move)
+        else:
+            view.push(move, rec.result, rec.lost_flag)
+        belief, fresh = Belief(view, W, previous=previous), Belief(view, W)
+        assert belief.probs == fresh.probs
+        assert (belief.domain, belief.consistent) == (fresh.domain, fresh.consistent)
+        lent += previous is not None and previous._prior == belief._prior
+        previous = belief
+    assert lent > 10

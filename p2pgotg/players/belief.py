@@ -29,6 +29,8 @@ Nothing here reads a rank this view does not hold, so the same code is safe for 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from functools import cache
+from operator import mul
 
 from p2pgotg.rules import (
     COMPOSITION,
@@ -66,6 +68,10 @@ OUTCOME: tuple[tuple[tuple[ChallengeResult, str | None], ...], ...] = tuple(
 )
 
 
+#: Each side's 21 piece identities, by piece id.
+_PIECES = {side: tuple(Piece(side, pid) for pid in range(21)) for side in Side}
+
+
 def ranks_in(mask: int) -> list[Rank]:
     return [r for r in RANKS if mask >> r & 1]
 
@@ -77,6 +83,7 @@ def mask_of(ranks: Iterable[Rank]) -> int:
     return m
 
 
+@cache
 def challenge_mask(
     own_rank: Rank, own_attacks: bool, result: ChallengeResult, lost: str | None
 ) -> int:
@@ -91,7 +98,12 @@ def challenge_mask(
 
 
 class Belief:
-    """The opponent's ranks as far as `view` (the view of `side`) can tell."""
+    """The opponent's ranks as far as `view` (the view of `side`) can tell.
+
+    `previous`, an earlier belief of the same player, lends its deductions (steps 2-3) when
+    the challenges and reveals have not changed since, and its estimate (step 4) when the
+    prior weights have not either, as on most turns: these are the costly steps.
+    """
 
     #: Prior weight of the flag for a piece that has moved at least once.
     MOVED_FLAG_WEIGHT = 0.15
@@ -99,15 +111,27 @@ class Belief:
     #: (index 0 = the opponent's back row).
     HOME_FLAG_WEIGHT = (2.5, 1.0, 0.4)
 
-    def __init__(self, view: Game, side: Side, iterations: int = 15) -> None:
+    def __init__(
+        self, view: Game, side: Side, iterations: int = 15, previous: Belief | None = None
+    ) -> None:
         self.side = side
         self.opponent = side.other
-        self.pieces: tuple[Piece, ...] = tuple(Piece(self.opponent, pid) for pid in range(21))
+        self.pieces: tuple[Piece, ...] = _PIECES[self.opponent]
         self.domain: list[int] = [ALL_RANKS] * 21
         self.consistent = True
         self._narrow(view)
-        self._propagate()
-        self.probs: list[list[float]] = self._estimate(view, iterations)
+        self._narrowed = (tuple(self.domain), self.consistent)
+        if previous is not None and previous._narrowed == self._narrowed:
+            self.domain, self.consistent = previous.domain[:], previous.consistent
+        else:
+            self._propagate()
+        flag_weights = self._flag_weights(view)
+        self._prior = (tuple(self.domain), flag_weights, iterations)
+        self.probs: list[list[float]]
+        if previous is not None and previous._prior == self._prior:
+            self.probs = [row[:] for row in previous.probs]
+        else:
+            self.probs = self._estimate(flag_weights, iterations)
 
     # -- reading ---------------------------------------------------------------------
 
@@ -132,9 +156,8 @@ class Belief:
 
     def _narrow(self, view: Game) -> None:
         opp = self.opponent
-        for piece in self.pieces:
-            rank = view.rank_of(piece)
-            if rank is not None:
+        for piece, rank in view.known_ranks().items():
+            if piece.side is opp:
                 self.domain[piece.pid] = 1 << rank
         for rec in view.history:
             if rec.defender is None or rec.result is None:
@@ -165,74 +188,93 @@ class Belief:
         changed = True
         while changed:
             changed = False
-            for r in RANKS:
+            for r in range(N_RANKS):
                 bit = 1 << r
-                fixed = [i for i in range(21) if dom[i] == bit]
-                if len(fixed) >= COUNTS[r]:
-                    for i in range(21):
-                        if dom[i] & bit and dom[i] != bit:
-                            dom[i] &= ~bit
+                if dom.count(bit) >= COUNTS[r]:
+                    for i, d in enumerate(dom):
+                        if d & bit and d != bit:
+                            dom[i] = d & ~bit
                             changed = True
                             if dom[i] == 0:  # over-full: inconsistent evidence
                                 self.consistent = False
                                 dom[i] = ALL_RANKS
-                cand = [i for i in range(21) if dom[i] & bit]
+                cand = [i for i, d in enumerate(dom) if d & bit]
                 if len(cand) == COUNTS[r]:
                     for i in cand:
                         if dom[i] != bit:
                             dom[i] = bit
                             changed = True
 
-    def _estimate(self, view: Game, iterations: int) -> list[list[float]]:
-        moved = {rec.piece for rec in view.history if rec.piece.side is self.opponent}
+    def _flag_weights(self, view: Game) -> tuple[float | None, ...]:
+        """The prior weight of the flag, from soft evidence, for each piece that may still
+        be the flag (None: no such evidence, or the flag is ruled out or certain)."""
+        opp = self.opponent
+        moved = {rec.piece.pid for rec in view.history if rec.piece.side is opp}
         their_back = back_row(self.side)  # the opponent's own back row: our target row
-        target_row = back_row(self.opponent)  # the row the opponent's flag must reach
-        w: list[list[float]] = []
-        for piece in self.pieces:
-            dom = self.domain[piece.pid]
-            row = [1.0 if dom >> r & 1 else 0.0 for r in RANKS]
-            if row[Rank.FLAG] and dom != 1:
+        target_row = back_row(opp)  # the row the opponent's flag must reach
+        weights: list[float | None] = []
+        for piece, dom in zip(self.pieces, self.domain):
+            weight = None
+            if dom & 1 and dom != 1:
                 sq = view.square_of(piece)
-                if piece in moved:
-                    row[Rank.FLAG] = self.MOVED_FLAG_WEIGHT
+                if piece.pid in moved:
+                    weight = self.MOVED_FLAG_WEIGHT
                     if sq is not None and row_of(sq) == target_row:
-                        row[Rank.FLAG] *= 0.2  # would have claimed the win if it could
+                        weight *= 0.2  # would have claimed the win if it could
                 elif sq is not None:
                     depth = abs(row_of(sq) - their_back)
-                    row[Rank.FLAG] = self.HOME_FLAG_WEIGHT[min(depth, 2)]
-            w.append(row)
-        # Pieces whose rank is certain keep it; the rest share what the set has left.
+                    weight = self.HOME_FLAG_WEIGHT[min(depth, 2)]
+            weights.append(weight)
+        return tuple(weights)
+
+    def _estimate(
+        self, flag_weights: tuple[float | None, ...], iterations: int
+    ) -> list[list[float]]:
+        """Sinkhorn scaling of the prior weights: each uncertain piece sums to 1, each rank
+        to what the set has left once the certain pieces are counted out.
+
+        Pieces with the same prior row keep identical rows throughout, so each distinct row
+        is scaled once; the rank totals still add every piece's entry in piece order."""
         remaining = list(COUNTS)
-        active: list[list[float]] = []
-        for pid, row in enumerate(w):
-            known = self.known(self.pieces[pid])
-            if known is not None:
-                remaining[known] = max(remaining[known] - 1, 0)
-            else:
-                active.append(row)
-        columns = [r for r in range(N_RANKS) if remaining[r] > 0]
+        rows: list[list[float]] = []  # the distinct prior rows of the uncertain pieces
+        row_of_prior: dict[tuple[int, float | None], int] = {}
+        active: list[int] = []  # for each uncertain piece, in piece order: its row in `rows`
+        for dom, weight in zip(self.domain, flag_weights):
+            if dom & (dom - 1) == 0:  # certain
+                rank = dom.bit_length() - 1
+                remaining[rank] = max(remaining[rank] - 1, 0)
+                continue
+            index = row_of_prior.get((dom, weight))
+            if index is None:
+                index = row_of_prior[dom, weight] = len(rows)
+                row = [1.0 if dom >> r & 1 else 0.0 for r in range(N_RANKS)]
+                if weight is not None:
+                    row[Rank.FLAG] = weight
+                rows.append(row)
+            active.append(index)
         for _ in range(iterations):
-            for row in active:
-                s = sum(row)
-                if s > 0:
-                    inv = 1.0 / s
-                    for r in range(N_RANKS):
-                        row[r] *= inv
-            for r in columns:
-                col = 0.0
-                for row in active:
-                    col += row[r]
-                if col > 0:
-                    f = remaining[r] / col
-                    for row in active:
-                        row[r] *= f
-        for row in active:
-            s = sum(row)
-            if s > 0:
-                inv = 1.0 / s
-                for r in range(N_RANKS):
-                    row[r] *= inv
-        return w
+            rows = [_normalised(row) for row in rows]
+            totals = [sum(col) for col in zip(*[rows[i] for i in active])]
+            factors = [n / t if n > 0 and t > 0 else 1.0 for n, t in zip(remaining, totals)]
+            rows = [list(map(mul, row, factors)) for row in rows]
+        rows = [_normalised(row) for row in rows]
+        probs: list[list[float]] = []
+        uncertain = iter(active)
+        for dom in self.domain:
+            if dom & (dom - 1) == 0:
+                probs.append([1.0 if dom >> r & 1 else 0.0 for r in range(N_RANKS)])
+            else:
+                probs.append(rows[next(uncertain)][:])
+        return probs
+
+
+def _normalised(row: list[float]) -> list[float]:
+    """`row` scaled to sum to 1 (unchanged when it sums to 0)."""
+    s = sum(row)
+    if s > 0:
+        inv = 1.0 / s
+        return [x * inv for x in row]
+    return row
 
 
 __all__ = ["OUTCOME", "Belief", "challenge_mask", "mask_of", "ranks_in"]

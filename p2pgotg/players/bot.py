@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from functools import cached_property
+from operator import itemgetter, mul
 
 from p2pgotg.players.actions import Action, ClaimFlag, OfferDraw, PlayMove, Resign
 from p2pgotg.players.belief import OUTCOME, Belief
@@ -55,6 +57,7 @@ from p2pgotg.rules import (
     back_row,
     neighbours,
 )
+from p2pgotg.rules.board import SQUARES
 
 #: Material value of each rank (index = rank value). The flag's worth is the game (WIN).
 VALUE: tuple[float, ...] = (
@@ -84,112 +87,250 @@ _FLAG = int(Rank.FLAG)
 #: by its distance to that square (0 = it stands there now).
 _THREAT_BY_DISTANCE = (1.0, 0.3, 0.1, 0.03)
 
+#: The squares next to each square (`neighbours`, looked up without a call).
+_NEIGHBOURS = [neighbours(sq) for sq in range(SQUARES)]
 _MANHATTAN = [[abs(a % 9 - b % 9) + abs(a // 9 - b // 9) for b in range(72)] for a in range(72)]
+#: 1 + the Manhattan distance, the divisor of a target's pull.
+_REACH = [[1.0 + d for d in row] for row in _MANHATTAN]
+#: _FORWARD[side][sq]: a small pull forward, so that pieces with nothing in sight still
+#: make progress.
+_FORWARD = [
+    [0.02 * (sq // 9 if side is Side.WHITE else 7 - sq // 9) for sq in range(72)] for side in Side
+]
 
-#: BEATS[x][r]: an enemy of rank x challenging our piece of rank r eliminates it.
-_BEATS = [[1.0 if OUTCOME[x][r][0] is _ATT else 0.0 for r in range(15)] for x in range(15)]
+#: BEATEN_BY[r][x]: an enemy of rank x challenging our piece of rank r eliminates it.
+_BEATEN_BY = [[1.0 if OUTCOME[x][r][0] is _ATT else 0.0 for x in range(15)] for r in range(15)]
+
+
+def _challenge_tables(rank: int) -> tuple[list[float], list[float], list[float], list[float]]:
+    """Our `rank` challenging each enemy rank: (wins, loses, splits) as 1/0 and the gain.
+    A dot product with a belief row gives the chances and the expected gain."""
+    own_value = WIN if rank == _FLAG else VALUE[rank]
+    wins, loses, splits, gain = [], [], [], []
+    for x in range(15):
+        res = OUTCOME[rank][x][0]
+        wins.append(1.0 if res is _ATT else 0.0)
+        loses.append(1.0 if res is _DEF else 0.0)
+        splits.append(0.0 if res is _ATT or res is _DEF else 1.0)
+        if res is _ATT:
+            gain.append(WIN if x == _FLAG else VALUE[x])
+        elif res is _DEF:
+            gain.append(-own_value)
+        else:
+            gain.append(VALUE[x] - own_value)
+    return wins, loses, splits, gain
+
+
+_CHALLENGE = [_challenge_tables(rank) for rank in range(15)]
 
 
 class _Position:
-    """Everything one decision needs, computed once from the view."""
+    """Everything one decision needs, computed once from the view. What the moves share
+    (our flag's danger, pulls towards targets, challenge odds) is cached on first use."""
 
-    def __init__(self, view: Game, side: Side) -> None:
+    def __init__(self, view: Game, side: Side, previous: Belief | None = None) -> None:
         self.view = view
         self.side = side
         self.opp = side.other
-        self.belief = Belief(view, side)
+        self.belief = Belief(view, side, previous=previous)
         self.open_mode = view.options.challenge_mode is ChallengeMode.OPEN
+        self.board = list(map(view.piece_at, range(SQUARES)))
         self.mine: list[tuple[Piece, Rank, int]] = []
+        self.enemies: list[tuple[Piece, int]] = []
         self.flag: Piece | None = None
         self.flag_sq: int | None = None
-        for piece in view.pieces(side):
+        for sq, piece in enumerate(self.board):
+            if piece is None:
+                continue
+            if piece.side is not side:
+                self.enemies.append((piece, sq))
+                continue
             rank = view.rank_of(piece)
             if rank is None:  # not our own view; play on as if it were a Private
                 rank = Rank.PRIVATE
-            sq = view.square_of(piece)
-            assert sq is not None
             self.mine.append((piece, rank, sq))
             if rank is Rank.FLAG:
                 self.flag, self.flag_sq = piece, sq
-        self.enemies: list[tuple[Piece, int]] = []
-        for piece in view.pieces(self.opp):
-            sq = view.square_of(piece)
-            assert sq is not None
-            self.enemies.append((piece, sq))
+        self.mine.sort(key=lambda m: m[0].pid)
+        self.enemies.sort(key=lambda e: e[0].pid)
         self.enemy_at = {sq: p for p, sq in self.enemies}
+        self.enemy_sqs = [sq for _, sq in self.enemies]
         self.my_squares = {sq for _, _, sq in self.mine}
         self.my_rank_at = {sq: r for _, r, sq in self.mine}
+        self.around_flag = () if self.flag_sq is None else _NEIGHBOURS[self.flag_sq]
         history = view.history
-        #: Our own last 16 moves, the latest first.
-        self.recent_own = [rec for rec in reversed(history) if rec.side is side][:16]
-        challenged: set[Piece] = set()
-        last_challenge = 0
-        for i, rec in enumerate(history):
-            if rec.defender is not None:
-                challenged.add(rec.piece)
-                challenged.add(rec.defender)
-                last_challenge = i + 1
-        self.challenged = challenged
-        self.quiet_plies = view.ply - last_challenge
+        fights = [i for i, rec in enumerate(history) if rec.defender is not None]
+        self.challenged = {p for i in fights for p in (history[i].piece, history[i].defender)}
+        self.quiet_plies = view.ply - (fights[-1] + 1 if fights else 0)
+        self.reversal = self._reversal_penalties(view)
         # The opponent can tell which piece is our flag when every other piece of ours
         # has survived a challenge (a flag never survives one).
         others = [p for p, r, _ in self.mine if r is not Rank.FLAG]
-        self.flag_known = self.flag is not None and all(p in challenged for p in others)
+        self.flag_known = self.flag is not None and all(p in self.challenged for p in others)
         self._attack_cache: dict[tuple[int, int], tuple[float, float, float, float]] = {}
         self._beats_cache: dict[tuple[int, int], float] = {}
-        self._targets: dict[Rank, list[tuple[int, float]]] = {}
+        self._targets: dict[Rank, list[tuple[float, list[int]]]] = {}
+        self._staying: dict[int, tuple[bool, float, float]] = {}
+        self._nearest: dict[tuple[int, int | None], int] = {}
+        self._material: tuple[float, float] | None = None
+
+    def _reversal_penalties(self, view: Game) -> dict[tuple[int, int], float]:
+        """(from, to) -> penalty for shuffling: stepping straight back with the piece we
+        moved last, and repeating one of our last 16 moves (each time it was played)."""
+        penalty: dict[tuple[int, int], float] = {}
+        own = (rec for rec in reversed(view.history) if rec.side is self.side)
+        for i, rec in enumerate(own):
+            if i == 16:
+                break
+            move = rec.move
+            if i == 0 and (sq := view.square_of(rec.piece)) is not None:
+                back = (sq, move.from_square)
+                penalty[back] = penalty.get(back, 0.0) + 0.25
+            again = (move.from_square, move.to_square)
+            penalty[again] = penalty.get(again, 0.0) + 0.3
+        return penalty
 
     # -- per-pair estimates ----------------------------------------------------------
 
     def attack(self, rank: Rank, enemy: Piece) -> tuple[float, float, float, float]:
         """(win, lose, split, expected gain) of our `rank` challenging `enemy`."""
-        key = (int(rank), enemy.pid)
+        key = (rank, enemy.pid)
         got = self._attack_cache.get(key)
-        if got is not None:
-            return got
-        row = self.belief.row(enemy)
-        pw = pl = ps = ev = 0.0
-        own_value = WIN if rank is Rank.FLAG else VALUE[rank]
-        outcomes = OUTCOME[rank]
-        for x in range(15):
-            p = row[x]
-            if p == 0.0:
-                continue
-            res = outcomes[x][0]
-            if res is _ATT:
-                pw += p
-                ev += p * (WIN if x == _FLAG else VALUE[x])
-            elif res is _DEF:
-                pl += p
-                ev -= p * own_value
-            else:
-                ps += p
-                ev += p * (VALUE[x] - own_value)
-        got = (pw, pl, ps, ev)
-        self._attack_cache[key] = got
+        if got is None:
+            row = self.belief.row(enemy)
+            wins, loses, splits, gain = _CHALLENGE[rank]
+            got = (
+                sum(map(mul, row, wins)),
+                sum(map(mul, row, loses)),
+                sum(map(mul, row, splits)),
+                sum(map(mul, row, gain)),
+            )
+            self._attack_cache[key] = got
         return got
 
     def beaten_by(self, enemy: Piece, rank: Rank) -> float:
         """The chance `enemy`, challenging our piece of `rank`, eliminates it."""
-        key = (enemy.pid, int(rank))
+        key = (enemy.pid, rank)
         got = self._beats_cache.get(key)
         if got is None:
-            row = self.belief.row(enemy)
-            got = sum(row[x] * _BEATS[x][rank] for x in range(15))
+            got = sum(map(mul, self.belief.row(enemy), _BEATEN_BY[rank]))
             self._beats_cache[key] = got
         return got
 
-    def targets(self, rank: Rank) -> list[tuple[int, float]]:
-        """(square, expected gain) of every enemy piece our `rank` gains by challenging."""
+    @cached_property
+    def groups(self) -> tuple[list[tuple[list[float], list[int]]], list[int]]:
+        """The enemy pieces grouped by belief row: (row, squares) of each group, and each
+        piece's group in `enemies` order. Pieces alike to our eyes share a row, and what
+        follows from the row needs working out once per group."""
+        index: dict[tuple[float, ...], int] = {}
+        groups: list[tuple[list[float], list[int]]] = []
+        which: list[int] = []
+        for enemy, sq in self.enemies:
+            row = self.belief.row(enemy)
+            i = index.setdefault(tuple(row), len(groups))
+            if i == len(groups):
+                groups.append((row, []))
+            groups[i][1].append(sq)
+            which.append(i)
+        return groups, which
+
+    def targets(self, rank: Rank) -> list[tuple[float, list[int]]]:
+        """(expected gain, squares) of the enemy pieces our `rank` gains by challenging,
+        grouped by belief row, the best gain first."""
         got = self._targets.get(rank)
         if got is None:
-            got = []
-            for e, esq in self.enemies:
-                ev = self.attack(rank, e)[3]
-                if ev > 0.0:
-                    got.append((esq, ev))
+            gain = _CHALLENGE[rank][3]
+            groups = self.groups[0]
+            got = [(ev, sqs) for row, sqs in groups if (ev := sum(map(mul, row, gain))) > 0.0]
+            got.sort(reverse=True)
             self._targets[rank] = got
         return got
+
+    def pull(self, rank: Rank, sq: int) -> float:
+        """How much our piece of `rank` on `sq` is drawn to the best target it sees."""
+        reach = _REACH[sq].__getitem__
+        best = 0.0
+        for gain, squares in self.targets(rank):
+            if gain <= best:
+                break  # gain / reach <= gain: no target left can do better
+            best = max(best, gain / min(map(reach, squares)))
+        return best + _FORWARD[self.side][sq]
+
+    def staying(self, sq: int) -> tuple[bool, float, float]:
+        """(exposed, danger, pull) of our non-flag piece on `sq` where it stands: what all
+        its moves are weighed against."""
+        got = self._staying.get(sq)
+        if got is None:
+            piece, rank = self.board[sq], self.my_rank_at[sq]
+            assert piece is not None
+            exposed = self.exposed(piece)
+            got = (exposed, self.danger(rank, sq, exposed), self.pull(rank, sq))
+            self._staying[sq] = got
+        return got
+
+    def danger(self, rank: Rank, sq: int, exposed: bool, gone: int | None = None) -> float:
+        """Expected loss of our non-flag piece standing on `sq` from enemy challenges;
+        `gone` is an enemy square to leave out (the piece just beaten there)."""
+        if sq not in self.enemy_neighbours:
+            return 0.0
+        survive = 1.0
+        for n in _NEIGHBOURS[sq]:
+            if n == gone:
+                continue
+            e = self.enemy_at.get(n)
+            if e is not None:
+                survive *= 1.0 - self.beaten_by(e, rank)
+        if survive == 1.0:
+            return 0.0
+        return VALUE[rank] * (1.0 - survive) * (1.0 if exposed else 0.5)
+
+    @cached_property
+    def enemy_neighbours(self) -> set[int]:
+        """The squares next to an enemy piece."""
+        return {n for sq in self.enemy_sqs for n in _NEIGHBOURS[sq]}
+
+    # -- our flag --------------------------------------------------------------------
+
+    def nearest_enemy(self, sq: int, without: int | None = None) -> int:
+        """Manhattan distance from `sq` to the nearest enemy piece, leaving out the one
+        on `without` (99 when there is none)."""
+        key = (sq, without)
+        got = self._nearest.get(key)
+        if got is None:
+            dist = _MANHATTAN[sq]
+            if without is None:
+                got = min(map(dist.__getitem__, self.enemy_sqs), default=99)
+            else:
+                got = min([dist[e] for e in self.enemy_sqs if e != without], default=99)
+            self._nearest[key] = got
+        return got
+
+    def flag_threat(self, flag_sq: int, mine: set[int], without: int | None = None) -> float:
+        """How likely an enemy piece (not the one on `without`) gets onto our flag soon,
+        from 0 to 1, with our pieces on `mine`."""
+        safe = 1.0
+        for n in _NEIGHBOURS[flag_sq]:
+            d = self.nearest_enemy(n, without)
+            if d >= len(_THREAT_BY_DISTANCE):
+                continue
+            t = _THREAT_BY_DISTANCE[d]
+            if n in mine:
+                t *= 0.25  # a guard stands there: the enemy must get through it first
+            safe *= 1.0 - t
+        return 1.0 - safe
+
+    def flag_danger(self, flag_sq: int | None, mine: set[int], without: int | None = None) -> float:
+        if flag_sq is None:
+            return 0.0
+        attack_chance = 1.0 if self.flag_known else 0.6
+        return WIN * attack_chance * self.flag_threat(flag_sq, mine, without)
+
+    @cached_property
+    def before_flag(self) -> float:
+        """Our flag's danger as the position stands."""
+        return self.flag_danger(self.flag_sq, self.my_squares)
+
+    # -- whole position --------------------------------------------------------------
 
     def rank_at(self, sq: int) -> Rank:
         """The rank of our piece on `sq`."""
@@ -200,12 +341,15 @@ class _Position:
 
     def material(self) -> tuple[float, float]:
         """(ours, the opponent's expected) material on the board, flags left out."""
-        ours = sum(VALUE[r] for _, r, _ in self.mine)
-        theirs = 0.0
-        for e, _ in self.enemies:
-            row = self.belief.row(e)
-            theirs += sum(row[x] * VALUE[x] for x in range(15))
-        return ours, theirs
+        if self._material is None:
+            ours = sum(VALUE[r] for _, r, _ in self.mine)
+            groups, which = self.groups
+            worth = [sum(map(mul, row, VALUE)) for row, _ in groups]
+            theirs = 0.0
+            for i in which:
+                theirs += worth[i]
+            self._material = (ours, theirs)
+        return self._material
 
 
 class Bot:
@@ -233,6 +377,13 @@ class Bot:
         self.rng = rng
         self.level = level
         self._last_offer_ply = -(10**9)
+        self._belief: Belief | None = None  # the last one: reused while nothing is learned
+
+    def _position(self, view: Game) -> _Position:
+        """The position for `view`, lending it the belief of our last turn."""
+        pos = _Position(view, self.side, self._belief)
+        self._belief = pos.belief
+        return pos
 
     # -- the player interface --------------------------------------------------------
 
@@ -251,14 +402,14 @@ class Bot:
             return Resign()
         if self.level == 0:
             return PlayMove(self.rng.choice(moves))
-        pos = _Position(view, self.side)
+        pos = self._position(view)
         if self._hopeless(pos, moves):
             return Resign()
         run = self._flag_run(pos)
         if run is not None and run in moves:
             return PlayMove(run)
         scored = [(self._score(pos, m) + self.rng.random() * 0.05, m) for m in moves]
-        best_score, best = max(scored, key=lambda sm: sm[0])
+        best_score, best = max(scored, key=itemgetter(0))
         if self._should_offer_draw(pos, best_score):
             self._last_offer_ply = view.ply
             return OfferDraw(best)
@@ -272,7 +423,7 @@ class Bot:
         """Accept the opponent's draw offer?"""
         if self.level == 0 or view.is_over:
             return False
-        pos = _Position(view, self.side)
+        pos = self._position(view)
         if self._flag_run(pos) is not None:
             return False
         ours, theirs = pos.material()
@@ -288,9 +439,10 @@ class Bot:
     def _claim(self, view: Game) -> ClaimFlag | None:
         if view.is_over:
             return None
-        for piece in view.pieces(self.side):
+        for piece, rank in view.known_ranks().items():  # a side has one flag
             if (
-                view.rank_of(piece) is Rank.FLAG
+                piece.side is self.side
+                and rank is Rank.FLAG
                 and view.flag_claim_problem(self.side, piece) is None
             ):
                 return ClaimFlag(piece)
@@ -349,7 +501,6 @@ class Bot:
         goal_row = back_row(self.side)
         if start // 9 == goal_row:
             return None  # arrived: wait for the claim, do not wander
-        enemy_sqs = [sq for _, sq in pos.enemies]
         immediate = pos.view.options.flag_rule is FlagRule.IMMEDIATE
         first: dict[int, int] = {start: -1}
         queue = deque([(start, 0)])
@@ -357,12 +508,12 @@ class Bot:
             sq, t = queue.popleft()
             if t >= 12:
                 continue
-            for n in neighbours(sq):
-                if n in first or pos.view.piece_at(n) is not None:
+            for n in _NEIGHBOURS[sq]:
+                if n in first or pos.board[n] is not None:
                     continue
                 arrive = t + 1
                 on_goal = n // 9 == goal_row
-                caught = any(_MANHATTAN[e][n] <= arrive for e in enemy_sqs)
+                caught = pos.nearest_enemy(n) <= arrive
                 if caught and not (on_goal and immediate):
                     continue
                 first[n] = n if sq == start else first[sq]
@@ -373,89 +524,34 @@ class Bot:
 
     # -- move evaluation -------------------------------------------------------------
 
-    def _flag_threat(self, flag_sq: int, mine: set[int], enemy_sqs: list[int]) -> float:
-        """How likely an enemy piece gets onto our flag soon, from 0 to 1."""
-        safe = 1.0
-        for n in neighbours(flag_sq):
-            d = min((_MANHATTAN[e][n] for e in enemy_sqs), default=99)
-            if d >= len(_THREAT_BY_DISTANCE):
-                continue
-            t = _THREAT_BY_DISTANCE[d]
-            if n in mine:
-                t *= 0.25  # a guard stands there: the enemy must get through it first
-            safe *= 1.0 - t
-        return 1.0 - safe
-
-    def _flag_danger(
-        self, pos: _Position, flag_sq: int | None, mine: set[int], enemy_sqs: list[int]
-    ) -> float:
-        if flag_sq is None:
-            return 0.0
-        attack_chance = 1.0 if pos.flag_known else 0.6
-        return WIN * attack_chance * self._flag_threat(flag_sq, mine, enemy_sqs)
-
-    def _danger(
-        self,
-        pos: _Position,
-        piece: Piece,
-        rank: Rank,
-        sq: int,
-        gone: int | None = None,
-        exposed: bool | None = None,
-    ) -> float:
-        """Expected loss of our non-flag piece standing on `sq` from enemy challenges."""
-        survive = 1.0
-        for n in neighbours(sq):
-            if n == gone:
-                continue
-            e = pos.enemy_at.get(n)
-            if e is not None:
-                survive *= 1.0 - pos.beaten_by(e, rank)
-        if survive == 1.0:
-            return 0.0
-        if exposed is None:
-            exposed = pos.exposed(piece)
-        return VALUE[rank] * (1.0 - survive) * (1.0 if exposed else 0.5)
-
-    def _pull(self, pos: _Position, rank: Rank, sq: int) -> float:
-        """How much our piece of `rank` on `sq` is drawn to the best target it sees."""
-        best = 0.0
-        dist = _MANHATTAN[sq]
-        for esq, ev in pos.targets(rank):
-            best = max(best, ev / (1.0 + dist[esq]))
-        # A small push forward so that pieces with nothing in sight still make progress.
-        row = sq // 9
-        forward = row if self.side is Side.WHITE else 7 - row
-        return best + 0.02 * forward
-
     def _score(self, pos: _Position, move: Move) -> float:
-        view = pos.view
         src, dst = move.from_square, move.to_square
-        piece = view.piece_at(src)
-        assert piece is not None
-        rank = pos.rank_at(src)
-        enemy_sqs = [sq for _, sq in pos.enemies]
+        rank = pos.my_rank_at[src]
         mine = pos.my_squares
         flag_sq = pos.flag_sq
-        before_flag = self._flag_danger(pos, flag_sq, mine, enemy_sqs)
+        before_flag = pos.before_flag
         target = pos.enemy_at.get(dst)
         is_flag = rank is Rank.FLAG
-        mine_after = (mine - {src}) | {dst}
-        new_flag_sq = dst if is_flag else flag_sq
 
         if target is None:
-            after_flag = self._flag_danger(pos, new_flag_sq, mine_after, enemy_sqs)
+            if is_flag or src in pos.around_flag or dst in pos.around_flag:
+                after_flag = pos.flag_danger(dst if is_flag else flag_sq, (mine - {src}) | {dst})
+            else:
+                after_flag = before_flag  # the squares around our flag stay as they are
             score = before_flag - after_flag
             if is_flag:
                 goal = back_row(self.side)
                 advance = abs(goal - src // 9) - abs(goal - dst // 9)
                 score -= 1.5 * max(advance, 0) + 0.3
             else:
-                score += self._danger(pos, piece, rank, src) - self._danger(pos, piece, rank, dst)
-                score += self.PULL * (self._pull(pos, rank, dst) - self._pull(pos, rank, src))
-            score -= self._reversal_penalty(pos, piece, move)
+                exposed, danger_here, pull_here = pos.staying(src)
+                score += danger_here - pos.danger(rank, dst, exposed)
+                score += self.PULL * (pos.pull(rank, dst) - pull_here)
+            score -= pos.reversal.get((src, dst), 0.0)
             return score
 
+        piece = pos.board[src]
+        assert piece is not None
         pw, pl, ps, ev = pos.attack(rank, target)
         score = ev
         row = pos.belief.row(target)
@@ -469,31 +565,17 @@ class Bot:
         to_go = abs(back_row(self.side.other) - dst // 9)
         if to_go <= 1:
             score += row[_FLAG] * WIN * (1.0 if to_go == 0 else 0.5) * (pw + ps)
-        others = [e for e in enemy_sqs if e != dst]
         if is_flag:
             return score  # the flag wins only against the flag; EV says it all
         # Our flag's exposure: if we win or split the challenger is gone; if we lose it
         # stays, and our piece is gone.
-        win_danger = self._flag_danger(pos, flag_sq, mine_after, others)
-        split_danger = self._flag_danger(pos, flag_sq, mine - {src}, others)
-        lose_danger = self._flag_danger(pos, flag_sq, mine - {src}, enemy_sqs)
+        win_danger = pos.flag_danger(flag_sq, (mine - {src}) | {dst}, without=dst)
+        split_danger = pos.flag_danger(flag_sq, mine - {src}, without=dst)
+        lose_danger = pos.flag_danger(flag_sq, mine - {src})
         score += before_flag - (pw * win_danger + ps * split_danger + pl * lose_danger)
-        score += self._danger(pos, piece, rank, src)
-        score -= pw * self._danger(
-            pos, piece, rank, dst, gone=dst, exposed=pos.open_mode or pos.exposed(piece)
-        )
+        score += pos.staying(src)[1]
+        score -= pw * pos.danger(rank, dst, pos.open_mode or pos.exposed(piece), gone=dst)
         return score
-
-    @staticmethod
-    def _reversal_penalty(pos: _Position, piece: Piece, move: Move) -> float:
-        """Discourage shuffling: stepping straight back, and repeating a recent move."""
-        penalty = 0.0
-        for i, rec in enumerate(pos.recent_own):
-            if i == 0 and rec.piece == piece and rec.move.from_square == move.to_square:
-                penalty += 0.25
-            if rec.move == move:
-                penalty += 0.3
-        return penalty
 
 
 __all__ = ["VALUE", "WIN", "Bot"]
