@@ -29,7 +29,7 @@ from p2pgotg.net.hosting import HostConfig, Hosting, host_game
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.paths import load_or_create_identity, load_or_create_tls_identity
-from p2pgotg.net.session import GameSession, Limits
+from p2pgotg.net.session import GameSession, Limits, Link
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.protocol import LocalProtocolError
 from p2pgotg.rules import RuleOptions
@@ -291,10 +291,22 @@ class UI:
         )
         try:
             await self.app.run_async()
+            await self._hand_over_the_end()
         finally:
             self.controller.stop()
             await finished
         return farewell(self.state)
+
+    async def _hand_over_the_end(self) -> None:
+        """Quitting right at the end of a game: the other player may still need our last
+        messages and our goodbye to finish its own transcript. Give the connection up to
+        the goodbye limit (a few seconds) to close by itself before trio is stopped."""
+        session = self.state.session
+        if session is None or not session.done or session.link is not Link.CONNECTED:
+            return
+        deadline = time.monotonic() + session.limits.bye
+        while session.link is Link.CONNECTED and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)  # (trio, a guest on this loop, runs meanwhile)
 
 
 def farewell(state: AppState) -> str:
