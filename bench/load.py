@@ -41,6 +41,7 @@ from processes import HostProcess, cpu_seconds, fd_count, rss_mib, start_host
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
+from p2pgotg.net.multihost import tune_collector_for_many_games
 from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.players.bot_seat import BotSeat
@@ -54,17 +55,11 @@ def percentile(xs: list[float], q: float) -> float:
     return s[k]
 
 
-def launch_host(base: Path, max_games: int, gc_threshold: tuple[int, ...] | None = None
-                ) -> HostProcess:
-    args = ["host", "--bot", "--max-games", str(max_games), "--bind", "127.0.0.1",
-            "--port", "0", "--seed", "1"]
-    if gc_threshold is None:
-        cmd = [sys.executable, "-m", "p2pgotg", *args]
-    else:  # an experiment: the same host, with the garbage collector tuned
-        prelude = ("import gc, sys; gc.set_threshold(*map(int, sys.argv[1].split(','))); "
-                   "gc.freeze(); from p2pgotg.cli import main; sys.exit(main(sys.argv[2:]))")
-        cmd = [sys.executable, "-c", prelude, ",".join(map(str, gc_threshold)), *args]
-    return start_host(base, cmd)
+def launch_host(base: Path, max_games: int) -> HostProcess:
+    """`p2pgotg host --bot --max-games N` (it tunes its own garbage collector)."""
+    return start_host(base, [sys.executable, "-m", "p2pgotg", "host", "--bot", "--max-games",
+                             str(max_games), "--bind", "127.0.0.1", "--port", "0", "--seed",
+                             "1"])
 
 
 # -- the joiners ------------------------------------------------------------------------------
@@ -289,12 +284,11 @@ def verify_all(paths: list[Path]) -> Counter:
 
 def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, drain: float,
              hard: float, keep: bool, profile: Path | None = None, tmp: str | None = None,
-             gc_threshold: tuple[int, ...] | None = None) -> dict:
+             default_gc: bool = False) -> dict:
     base = Path(tempfile.mkdtemp(prefix=f"p2pgotg-load-{n}-", dir=tmp))
-    host = launch_host(base, n + 10, gc_threshold)
-    if gc_threshold is not None:
-        gc.set_threshold(*gc_threshold)
-        gc.freeze()
+    host = launch_host(base, n + 10)
+    if not default_gc:  # this process holds N games too, like the host
+        tune_collector_for_many_games()
     gc_pauses: list[tuple[int, float]] = []
     gc_clock = [0.0]
 
@@ -361,7 +355,7 @@ def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, d
         "host_exit": code, "host_summary": done_line,
         "verify_host": dict(host_found), "verify_joiners": dict(joiner_found),
         "verify_s": verify_s,
-        "gc_threshold": list(gc_threshold) if gc_threshold else None,
+        "joiner_gc_tuned": not default_gc,
         "joiner_gc": {f"gen{g}": {"count": sum(1 for x, _ in gc_pauses if x == g),
                                   "max_ms": max((d for x, d in gc_pauses if x == g),
                                                 default=0.0) * 1e3}
@@ -413,8 +407,7 @@ def report(r: dict) -> None:
         print(f"  joiner process event-loop lag: p50 {g['p50']:.1f} ms, p99 {g['p99']:.1f} ms, "
               f"max {g['max']:.1f} ms; its garbage collections: " + ", ".join(
                   f"{k} x{v['count']} (longest {v['max_ms']:.0f} ms)" for k, v in c.items())
-              + (f"; gc threshold {r['gc_threshold']} and gc.freeze() in both processes"
-                 if r["gc_threshold"] else ""))
+              + ("" if r["joiner_gc_tuned"] else " (Python's default thresholds)"))
     if r["joiner_fsync_ms"]:
         w = r["joiner_fsync_ms"]
         print(f"  joiner transcript fsyncs (on worker threads, {r['joiner_fsyncs']} of them): "
@@ -440,9 +433,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tmp", metavar="DIR", default=None,
                         help="make the temporary folders (transcripts) under DIR, e.g. "
                         "/dev/shm to take the disk's fsync out of the figures")
-    parser.add_argument("--gc-threshold", metavar="G0,G1,G2", default=None,
-                        help="an experiment: gc.set_threshold(G0, G1, G2) and gc.freeze() in "
-                        "both processes")
+    parser.add_argument("--default-gc", action="store_true",
+                        help="leave this process's garbage collector at Python's defaults "
+                        "(by default it is tuned as the many-game host tunes its own)")
     parser.add_argument("--profile", metavar="DIR",
                         help="run py-spy on both processes during the play; stacks in DIR")
     parser.add_argument("--json", help="also write the figures to this file")
@@ -458,8 +451,7 @@ def main(argv: list[str] | None = None) -> int:
         results.append(run_load(n, args.duration, tuple(args.think), args.ramp, args.drain,
                                 hard_deadline, args.keep,
                                 Path(args.profile) if args.profile else None, args.tmp,
-                                tuple(int(x) for x in args.gc_threshold.split(","))
-                                if args.gc_threshold else None))
+                                args.default_gc))
         report(results[-1])
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")

@@ -181,7 +181,7 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
     import trio
 
     from p2pgotg.net.errors import NetError
-    from p2pgotg.net.multihost import host_many
+    from p2pgotg.net.multihost import host_many, tune_collector_for_many_games
     from p2pgotg.net.session import SessionError, unwrap
     from p2pgotg.selfplay import bot_runner
 
@@ -223,6 +223,8 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
                   "every player...", flush=True)
 
     result: list = []
+    if args.max_games > 1:
+        tune_collector_for_many_games()
     try:
         try:
             trio.run(main_task)

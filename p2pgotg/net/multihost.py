@@ -22,6 +22,7 @@ complete its own transcript.
 
 from __future__ import annotations
 
+import gc
 import hmac
 import secrets
 from collections.abc import Callable
@@ -83,6 +84,18 @@ class MultiHostStats:
     dropped: int = 0  # games given up before they had an id (nothing was saved)
     refused_full: int = 0  # new joiners turned away because max_games were in progress
     refused: int = 0  # every other refusal (wrong secret, unknown game, bad greeting...)
+
+
+def tune_collector_for_many_games() -> None:
+    """Call once at the start of a process that holds many games. Their long-lived heap
+    (every game's history and signed messages) makes each full garbage collection pause
+    every game at once, 100 ms and more at 200 games. Startup's objects are frozen (never
+    garbage, never scanned again), the youngest generation is collected less often so
+    fewer in-flight objects are promoted, and full collections come ten times less
+    often. They still come: cyclic garbage is reclaimed, only later."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(5000, 10, 100)
 
 
 @dataclass(eq=False)
