@@ -81,8 +81,7 @@ def back_row(side: Side) -> int:
 
 
 @cache
-def neighbours(sq: int) -> tuple[int, ...]:
-    """Orthogonally adjacent squares (forward, back, sideways; never diagonal)."""
+def _neighbours_of(sq: int) -> tuple[int, ...]:
     f, r = file_of(sq), row_of(sq)
     out = []
     for df, dr in ((0, 1), (0, -1), (-1, 0), (1, 0)):
@@ -90,3 +89,11 @@ def neighbours(sq: int) -> tuple[int, ...]:
         if 0 <= nf < FILES and 0 <= nr < ROWS:
             out.append(nr * FILES + nf)
     return tuple(out)
+
+
+_NEIGHBOURS: tuple[tuple[int, ...], ...] = tuple(_neighbours_of(sq) for sq in range(SQUARES))
+
+
+def neighbours(sq: int) -> tuple[int, ...]:
+    """Orthogonally adjacent squares (forward, back, sideways; never diagonal)."""
+    return _NEIGHBOURS[sq] if 0 <= sq < SQUARES else _neighbours_of(sq)

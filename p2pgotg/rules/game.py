@@ -36,6 +36,17 @@ class Piece:
     pid: int
 
 
+def _pid_of(piece: Piece) -> int:
+    return piece.pid
+
+
+#: For each square, (destination, the move there) of every one-square step: the engine
+#: lists legal moves after every ply, and a shared Move is built and checked only once.
+_MOVES_FROM: tuple[tuple[tuple[int, Move], ...], ...] = tuple(
+    tuple((dst, Move(src, dst)) for dst in neighbours(src)) for src in range(SQUARES)
+)
+
+
 @dataclass(frozen=True, slots=True)
 class PlyRecord:
     """One move as it was played, with the challenge result when it was a challenge."""
@@ -219,7 +230,7 @@ class Game:
 
     def pieces(self, side: Side) -> list[Piece]:
         """The side's pieces still on the board, by piece id."""
-        return sorted(p for p in self._s.where if p.side is side)
+        return sorted((p for p in self._s.where if p.side is side), key=_pid_of)
 
     def rank_of(self, piece: Piece) -> Rank | None:
         """The rank when this view knows it."""
@@ -283,16 +294,18 @@ class Game:
             return []
         return list(self._legal_moves_for(self._s.turn))
 
-    def _legal_moves_for(self, side: Side) -> Iterator[Move]:
+    def _legal_moves_for(self, side: Side, by_piece: bool = True) -> Iterator[Move]:
+        """The side's legal moves, piece by piece in piece-id order (or, without
+        `by_piece`, in whatever order is quickest: enough to tell whether there is one)."""
         s = self._s
         saved_turn = s.turn
         s.turn = side
+        board = s.board
+        pieces = self.pieces(side) if by_piece else [p for p in s.where if p.side is side]
         try:
-            for piece in self.pieces(side):
-                src = s.where[piece]
-                for dst in neighbours(src):
-                    move = Move(src, dst)
-                    target = s.board[dst]
+            for piece in pieces:
+                for dst, move in _MOVES_FROM[s.where[piece]]:
+                    target = board[dst]
                     if target is not None and target.side is side:
                         continue
                     if self.options.two_squares and self._breaks_two_squares(piece, move):
@@ -308,7 +321,7 @@ class Game:
             s.turn = saved_turn
 
     def _has_legal_move(self, side: Side) -> bool:
-        return next(self._legal_moves_for(side), None) is not None
+        return next(self._legal_moves_for(side, by_piece=False), None) is not None
 
     def push(
         self,
