@@ -6,11 +6,11 @@ told the host is busy, as long as fewer than `max_games` games are in progress; 
 the joiner gets an `error` frame saying the host is full. A `hi` with the id of one of our
 games re-attaches to that game's session (resume); a stale connection of the same game is
 replaced, as in `host_game`. Each game has its own `GameSession`, its own transcript file
-(named by its game id) and its own seat. Its slot is free as soon as its verdict is known
-(or a broken rule ended it); the game itself ends when its session is finished (settled:
-the joiner confirmed holding all our messages), when the joiner of a done game stays away
-(its last goodbye was lost), or when the joiner of a game in progress stays away past the
-abandonment limit (the game is claimed).
+(named by its game id) and its own seat. Its slot is free once its verdict is known
+(within a second) or a broken rule ended it; the game itself ends when its session is
+finished (settled: the joiner confirmed holding all our messages), when the joiner of a
+done game stays away (its last goodbye was lost), or when the joiner of a game in progress
+stays away past the abandonment limit (the game is claimed).
 
 A finished game lingers for a short while before its transcript file is closed, so that a
 joiner whose connection broke just before our last goodbye reached it can come back and
@@ -323,7 +323,7 @@ class _MultiHost:
         """Wait until the game is finished ('finished'); or it is done and its joiner,
         which may well hold everything, has not been back for a while ('unconfirmed');
         or its joiner stayed away too long ('abandoned'); or it never got an id and its
-        joiner left ('dropped'). The slot is free as soon as the verdict is known."""
+        joiner left ('dropped'). The slot is free once the verdict is known (within `poll` seconds)."""
         session, limits = game.session, self.config.limits
         while True:
             if session.finished:
@@ -350,7 +350,10 @@ class _MultiHost:
                     session.claim_abandonment()  # (nothing to claim when the game is done)
                     return "abandoned"
             with trio.move_on_after(self.poll):
-                await session.wait_changed()
+                if game.live is not None and not session.done:
+                    await game.wake.wait()  # (the connection's end pokes it)
+                else:
+                    await session.wait_changed()
 
     def _free(self, game: _Game) -> None:
         if game.slot:

@@ -180,7 +180,8 @@ class GameSession:
         owed = self._who_owes()
         if owed != self._owed:
             self._owed, self._owed_since = owed, now
-        self._wake_writer.set()
+        if self._outbox or self.done:  # (something to send, or a goodbye to say)
+            self._wake_writer.set()
         self._notify()
 
     def _persist(self) -> None:
