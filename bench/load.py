@@ -2,8 +2,9 @@
 
 For each N: starts `p2pgotg host --bot --max-games N+10` as a subprocess on 127.0.0.1 (any
 free port, P2PGOTG_HOME in a temporary folder), reads its invite, and opens N concurrent
-joiner games in this one trio process. Each joiner is the bot, thinking a random 1.0-2.0 s
-before each move; the host's bots answer at once. A joiner whose game ends during the run
+joiner games in this one trio process. Each joiner is the bot (`--joiner-level`), thinking
+a random 1.0-2.0 s before each move, several times faster than people play; the host's
+bots answer at once. Both processes tune their garbage collector for many games. A joiner whose game ends during the run
 starts another, so N games are in flight throughout. After `--duration` seconds of play
 every joiner resigns, the audits complete, the host is stopped with SIGINT, and every
 transcript on both sides is replayed (`verify`).
@@ -77,10 +78,11 @@ class Tally:
     lags: list[float] = field(default_factory=list)  # this event loop's lateness, sampled
 
 
-def load_seat(rng: random.Random, think: tuple[float, float], stop: trio.Event, tally: Tally):
+def load_seat(rng: random.Random, think: tuple[float, float], stop: trio.Event, tally: Tally,
+              level: int):
     """The bot, thinking `think` seconds before each of its moves, timing the host's answer;
     once `stop` is set it resigns (in the play phase) and lets the audit run."""
-    bot = BotSeat(rng)
+    bot = BotSeat(rng, level)
 
     async def wait(session: GameSession, at_most: float = 1.0) -> None:
         with trio.move_on_after(at_most):
@@ -148,7 +150,7 @@ def load_seat(rng: random.Random, think: tuple[float, float], stop: trio.Event, 
 
 async def joiners(invite: Invite, n: int, base: Path, think: tuple[float, float], ramp: float,
                   duration: float, drain: float, tally: Tally, marks: dict[str, float],
-                  profile: tuple[Path, int] | None = None) -> None:
+                  joiner_level: int, profile: tuple[Path, int] | None = None) -> None:
     stop = trio.Event()
     limits = Limits()
     start = trio.current_time()
@@ -164,7 +166,8 @@ async def joiners(invite: Invite, n: int, base: Path, think: tuple[float, float]
             config = JoinConfig(Ed25519PrivateKey.generate(), invite,
                                 base / "joiners" / f"{i}-{games}", limits, resume=False)
             try:
-                session = await join_game(config, load_seat(rng, think, stop, tally))
+                session = await join_game(config, load_seat(rng, think, stop, tally,
+                                                               joiner_level))
             except (SessionError, NetError) as exc:
                 tally.failures[str(exc)[:100]] += 1
                 await trio.sleep(1.0)  # (a refusal: do not hammer the host)
@@ -284,7 +287,7 @@ def verify_all(paths: list[Path]) -> Counter:
 
 def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, drain: float,
              hard: float, keep: bool, profile: Path | None = None, tmp: str | None = None,
-             default_gc: bool = False) -> dict:
+             default_gc: bool = False, joiner_level: int = 1) -> dict:
     base = Path(tempfile.mkdtemp(prefix=f"p2pgotg-load-{n}-", dir=tmp))
     host = launch_host(base, n + 10)
     if not default_gc:  # this process holds N games too, like the host
@@ -319,7 +322,7 @@ def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, d
             spy = (profile / f"n{n}", host.proc.pid)
             spy[0].mkdir(parents=True, exist_ok=True)
         trio.run(_bounded, lambda: joiners(host.invite, n, base, think, ramp, duration, drain,
-                                           tally, marks, spy), killer_deadline)
+                                           tally, marks, joiner_level, spy), killer_deadline)
     finally:
         t1 = time.perf_counter()
         cpu_self1 = cpu_seconds()
@@ -341,6 +344,7 @@ def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, d
     result = {
         "tmp": str(base.parent),
         "n": n, "duration_s": duration, "think_s": list(think), "ramp_s": ramp,
+        "joiner_level": joiner_level,
         "wall_s": wall,
         "games_started": tally.started, "games_clean": tally.clean,
         "games_unclean": tally.unclean, "failures": dict(tally.failures),
@@ -433,6 +437,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tmp", metavar="DIR", default=None,
                         help="make the temporary folders (transcripts) under DIR, e.g. "
                         "/dev/shm to take the disk's fsync out of the figures")
+    parser.add_argument("--joiner-level", type=int, choices=(0, 1), default=1,
+                        help="the joiners' bot: 1 (default) the full heuristic, 0 random legal "
+                        "moves (a lighter load generator, shorter games); the host always "
+                        "plays the full bot")
     parser.add_argument("--default-gc", action="store_true",
                         help="leave this process's garbage collector at Python's defaults "
                         "(by default it is tuned as the many-game host tunes its own)")
@@ -451,7 +459,7 @@ def main(argv: list[str] | None = None) -> int:
         results.append(run_load(n, args.duration, tuple(args.think), args.ramp, args.drain,
                                 hard_deadline, args.keep,
                                 Path(args.profile) if args.profile else None, args.tmp,
-                                args.default_gc))
+                                args.default_gc, args.joiner_level))
         report(results[-1])
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")

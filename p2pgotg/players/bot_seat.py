@@ -21,8 +21,9 @@ PeerAction = Callable[[Peer], list[Event]]
 class BotSeat:
     """Plays one side of a game through the protocol, from that side's view only."""
 
-    def __init__(self, rng: random.Random) -> None:
+    def __init__(self, rng: random.Random, level: int = 1) -> None:
         self.rng = rng
+        self.level = level  # the Bot's level: 0 random legal moves, 1 the heuristic
         self.bot: Bot | None = None
 
     def step(self, peer: Peer) -> PeerAction | None:
@@ -37,7 +38,7 @@ class BotSeat:
         if side is None:
             return None
         if self.bot is None:
-            self.bot = Bot(side, self.rng)
+            self.bot = Bot(side, self.rng, self.level)
         bot = self.bot
         if flow.phase is Phase.SETUP and peer.own_setup is None:
             setup = bot.choose_setup()
