@@ -181,6 +181,8 @@ class GameSession:
         if owed != self._owed:
             self._owed, self._owed_since = owed, now
         if self._outbox or self.done:  # (something to send, or a goodbye to say)
+            if self.file is not None:
+                self.file.begin_sync()  # (the flush runs while the writer waits its turn)
             self._wake_writer.set()
         self._notify()
 

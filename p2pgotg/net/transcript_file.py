@@ -13,12 +13,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import trio
 
 from p2pgotg.net.paths import fsync_dir
 from p2pgotg.protocol.peer import Record
 from p2pgotg.protocol.transcript import Transcript, encode_header, encode_record, parse
+
+if TYPE_CHECKING:
+    from outcome import Outcome  # (trio's own dependency: how a thread's result comes back)
 
 
 class TranscriptFile:
@@ -35,6 +39,7 @@ class TranscriptFile:
         self._synced = 0  # appends known to be on disk
         self._new_entry = False  # the directory entry still needs its fsync
         self._in_flight: trio.Event | None = None  # set when the running fsync returns
+        self._failure: Exception | None = None  # what the last flush raised
 
     @classmethod
     def create(cls, path: Path, role: str, key: bytes) -> TranscriptFile:
@@ -90,25 +95,48 @@ class TranscriptFile:
             self._fsync()
             self._synced = max(self._synced, target)
 
+    def begin_sync(self) -> None:
+        """Start a flush of every append so far on a worker thread, now, without waiting
+        (call it from the event loop's thread as soon as something will need to be sent:
+        the flush runs while the sender is still waiting its turn)."""
+        if not self.THREADED or self._fd < 0 or self.durable or self._in_flight is not None:
+            return
+        target = self._written
+        done = self._in_flight = trio.Event()
+        token = trio.lowlevel.current_trio_token()
+
+        def deliver(result: Outcome[None]) -> None:  # (on the worker thread)
+            try:
+                token.run_sync_soon(self._flushed, target, done, result)
+            except trio.RunFinishedError:
+                pass  # the program is ending; `close` flushes what is left
+
+        trio.lowlevel.start_thread_soon(self._fsync_unless_closed, deliver)
+
+    def _flushed(self, target: int, done: trio.Event, result: Outcome[None]) -> None:
+        self._in_flight = None
+        try:
+            result.unwrap()
+            self._synced = max(self._synced, target)
+        except Exception as exc:  # noqa: BLE001  (raised to the sender, not to trio's loop)
+            self._failure = exc
+        finally:
+            done.set()
+
     async def sync_in_thread(self) -> None:
         """Make every append so far durable, fsyncing on a worker thread. Callers that
         come while a flush runs wait for it and then flush what it did not cover; appends
-        made meanwhile ride along with the next flush."""
+        made meanwhile ride along with the next flush. A failed flush raises its OSError."""
         if not self.THREADED:
             self.sync()
             return
         while self._fd >= 0 and not self.durable:
+            self.begin_sync()
             if self._in_flight is not None:
                 await self._in_flight.wait()
-                continue
-            target = self._written
-            self._in_flight = done = trio.Event()
-            try:
-                await trio.to_thread.run_sync(self._fsync_unless_closed)
-                self._synced = max(self._synced, target)
-            finally:
-                self._in_flight = None
-                done.set()
+            if self._failure is not None:
+                failure, self._failure = self._failure, None
+                raise failure
 
     def _fsync_unless_closed(self) -> None:
         try:

@@ -1,0 +1,81 @@
+"""The transcript file's flushes: on a worker thread, awaited before anything is sent.
+
+What the driver relies on (SPEC 2.8): after `sync_in_thread` returns, every record appended
+before the call is in the file and a completed fsync covered it; a failed fsync is raised
+to the caller (nothing would be sent), never lost; closing flushes what is left.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+from pathlib import Path
+
+import pytest
+import trio
+
+from p2pgotg.net.transcript_file import TranscriptFile
+from p2pgotg.protocol import HOST, parse
+
+KEY = bytes(range(32))
+
+
+def records(n: int) -> list[tuple]:
+    return [("secrets", {"join": bytes([i]) * 16}) for i in range(n)]
+
+
+def spy_on_fsync(monkeypatch: pytest.MonkeyPatch) -> dict[Path, int]:
+    """path -> the file size the last completed fsync covered (at least)."""
+    covered: dict[Path, int] = {}
+    fsync = TranscriptFile._fsync
+
+    def watched(self: TranscriptFile) -> None:
+        size = os.fstat(self._fd).st_size
+        fsync(self)
+        covered[self.path] = max(covered.get(self.path, 0), size)
+
+    monkeypatch.setattr(TranscriptFile, "_fsync", watched)
+    return covered
+
+
+async def test_sync_in_thread_covers_every_append_made_before_it(tmp_path, monkeypatch):
+    covered = spy_on_fsync(monkeypatch)
+    f = TranscriptFile.create(tmp_path / "g.gtr", HOST, KEY)
+    f.append(records(3))
+    assert not f.durable
+    f.begin_sync()  # a flush already running when more is appended and waited for
+    f.append(records(2))
+    await f.sync_in_thread()
+    assert f.durable
+    size = (tmp_path / "g.gtr").stat().st_size
+    assert covered[f.path] == size  # the whole file, the last two records included
+    f.close()
+    transcript = parse((tmp_path / "g.gtr").read_bytes())
+    assert len(transcript.records) == 5 and not transcript.torn_tail
+
+
+async def test_a_failed_fsync_is_raised_to_the_waiting_sender(tmp_path, monkeypatch):
+    f = TranscriptFile.create(tmp_path / "g.gtr", HOST, KEY)
+    f.append(records(1))
+
+    def broken(self: TranscriptFile) -> None:
+        raise OSError(errno.EIO, "input/output error")
+
+    monkeypatch.setattr(TranscriptFile, "_fsync", broken)
+    with pytest.raises(OSError, match="input/output error"):
+        await f.sync_in_thread()
+    assert not f.durable  # nothing may be sent on the strength of it
+    monkeypatch.undo()
+    await f.sync_in_thread()  # the disk is back: the next flush covers everything
+    assert f.durable
+    f.close()
+
+
+async def test_closing_during_a_flush_loses_nothing(tmp_path):
+    f = TranscriptFile.create(tmp_path / "g.gtr", HOST, KEY)
+    f.append(records(4))
+    f.begin_sync()
+    f.close()  # flushes on this thread; the worker's late fsync of a closed file is moot
+    await trio.sleep(0.05)  # (let the worker's result arrive: it must not raise)
+    transcript = parse((tmp_path / "g.gtr").read_bytes())
+    assert len(transcript.records) == 4 and not transcript.torn_tail
