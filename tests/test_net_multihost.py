@@ -250,3 +250,30 @@ async def test_games_cut_off_midway_leave_no_transcript_open(tmp_path):
     assert len(files) == 2
     for path in files:
         assert replay(parse(path.read_bytes())).finding is Finding.UNFINISHED
+
+
+async def test_a_resent_joiner_hello_finds_its_game_among_several_waiting(tmp_path):
+    """SPEC 3.4: a joiner whose hello never reached the host comes back with the game id
+    only it knows and `first`, the hash of the host's hello it holds. With several games
+    awaiting a joiner's hello, `first` picks the right one; without it the host cannot tell
+    and refuses; a `first` of no game of ours finds nothing."""
+    from p2pgotg.net.multihost import _Game, _MultiHost
+    from p2pgotg.protocol import HOST, Peer
+
+    host = ManyHost(tmp_path, max_games=4)
+    multi = _MultiHost(host.config, lambda n: bot_runner(n), 4, None, host.statuses.append,
+                       host.on_game_end)
+    for number in (1, 2, 3):
+        peer = Peer(HOST, Ed25519PrivateKey.generate(), bytes(32), RuleOptions())
+        session = GameSession(peer, tmp_path / str(number), multi.join_secret, FAST)
+        session.perform(lambda p: p.start())  # our hello is out; the joiner's never came
+        multi.games.append(_Game(number, session))
+    hello_hash = {g.number: g.session.peer.flow.senders[HOST].hashes[0] for g in multi.games}
+    unknown_id = bytes(range(32))
+    for number in (1, 2, 3):
+        found = multi._find(unknown_id, hello_hash[number])
+        assert found is not None and found.number == number
+    assert multi._find(unknown_id) is None  # three wait: which one is it?
+    assert multi._find(unknown_id, bytes(32)) is None
+    multi.games = multi.games[1:2]
+    assert multi._find(unknown_id).number == 2  # (an older joiner: one waits, it is that)

@@ -131,11 +131,13 @@ async def _one_connection(
     try:
         gid = session.peer.flow.game_id if session else None
         have = session.peer.received_count() if session else 0
+        host_hellos = session.peer.flow.senders[HOST].hashes if session else []
+        first = host_hellos[0] if host_hellos else None
         try:
             if session is not None:
                 await session.durable()  # (what we say we hold must survive a crash)
             with trio.fail_after(limits.handshake):
-                await channel.send(hello_frame(invite.secret, gid, have))
+                await channel.send(hello_frame(invite.secret, gid, have, first))
         except trio.TooSlowError:
             raise SessionError("the host did not take our greeting in time", fatal=False) \
                 from None

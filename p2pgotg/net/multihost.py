@@ -180,14 +180,19 @@ class _MultiHost:
 
     # -- admission ---------------------------------------------------------------------------
 
-    def _find(self, wanted: bytes) -> _Game | None:
-        """Our game with that id; or, when the joiner's hello never reached us, the one
-        game that awaits a joiner's hello and has no connection (SPEC 3.4: it resends)."""
+    def _find(self, wanted: bytes, first: bytes | None = None) -> _Game | None:
+        """Our game with that id; or, when the joiner's hello never reached us (SPEC 3.4:
+        it resends), the game without a connection that awaits a joiner's hello and whose
+        hello has the body hash `first` the joiner holds. A joiner that names no `first`
+        gets the one such game if only one waits."""
         for game in self.games:
             if game.session.peer.flow.game_id == wanted:
                 return game
         waiting = [g for g in self.games if not g.ended and g.live is None
                    and awaits_joiner_hello(g.session)]
+        if first is not None:
+            return next((g for g in waiting
+                         if equal(g.session.peer.flow.senders[HOST].hashes[0], first)), None)
         return waiting[0] if len(waiting) == 1 else None
 
     async def handler(self, stream: trio.SSLStream) -> None:
@@ -204,20 +209,22 @@ class _MultiHost:
             await refuse(channel, f"no valid greeting: {exc or 'too slow'}")
             return
         secret, wanted, have = hi.get("secret"), hi.get("game"), hi.get("have", 0)
+        first = hi.get("first")
         if not isinstance(secret, bytes) or not hmac.compare_digest(secret, self.join_secret):
             self.stats.refused += 1
             self.status(None, "a joiner with a wrong join secret was refused")
             await refuse(channel, "wrong join secret: check the invite code")
             return
         if not isinstance(have, int) or isinstance(have, bool) or have < 0 \
-                or not (wanted is None or isinstance(wanted, bytes)):
+                or not (wanted is None or isinstance(wanted, bytes)) \
+                or not (first is None or isinstance(first, bytes)):
             self.stats.refused += 1
             await refuse(channel, "bad greeting")
             return
         if wanted is None:
             await self._new_game(channel)
             return
-        game = self._find(wanted)
+        game = self._find(wanted, first)
         if game is None:
             self.stats.refused += 1
             await refuse(channel, "this host does not have that game (it may be over)")

@@ -418,8 +418,10 @@ def unwrap(group: BaseExceptionGroup) -> BaseException:
 
 # -- admission: who may play this game ------------------------------------------------------
 
-def hello_frame(join_secret: bytes, game_id: bytes | None, have: int) -> bytes:
-    return control("hi", secret=join_secret, game=game_id, have=have)
+def hello_frame(join_secret: bytes, game_id: bytes | None, have: int,
+                first: bytes | None = None) -> bytes:
+    """The joiner's greeting; `first`: the body hash of the host's hello it holds."""
+    return control("hi", secret=join_secret, game=game_id, have=have, first=first)
 
 
 def check_control(frame: bytes, kind: str) -> dict[str, Any]:
