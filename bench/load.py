@@ -4,7 +4,9 @@ For each N: starts `p2pgotg host --bot --max-games N+10` as a subprocess on 127.
 free port, P2PGOTG_HOME in a temporary folder), reads its invite, and opens N concurrent
 joiner games in this one trio process. Each joiner is the bot (`--joiner-level`), thinking
 a random 1.0-2.0 s before each move, several times faster than people play; the host's
-bots answer at once. Both processes tune their garbage collector for many games. A joiner whose game ends during the run
+bots answer at once. Both processes tune their garbage collector for many games. With
+`--procs P` the joiners are spread over P processes (forked), so that one joiner's work
+does not queue behind the others' as it would not on people's own machines. A joiner whose game ends during the run
 starts another, so N games are in flight throughout. After `--duration` seconds of play
 every joiner resigns, the audits complete, the host is stopped with SIGINT, and every
 transcript on both sides is replayed (`verify`).
@@ -23,6 +25,7 @@ from __future__ import annotations
 import argparse
 import gc
 import json
+import multiprocessing
 import os
 import platform
 import random
@@ -76,6 +79,17 @@ class Tally:
     in_play: int = 0  # games in the play phase right now
     peak_in_play: int = 0
     lags: list[float] = field(default_factory=list)  # this event loop's lateness, sampled
+
+    def merge(self, other: Tally) -> None:
+        """Add another process's tally (peaks add up: an upper bound of the joint peak)."""
+        self.latencies += other.latencies
+        self.started += other.started
+        self.clean += other.clean
+        self.unclean += other.unclean
+        self.failures += other.failures
+        self.joiner_files += other.joiner_files
+        self.peak_in_play += other.peak_in_play
+        self.lags += other.lags
 
 
 def load_seat(rng: random.Random, think: tuple[float, float], stop: trio.Event, tally: Tally,
@@ -148,9 +162,10 @@ def load_seat(rng: random.Random, think: tuple[float, float], stop: trio.Event, 
     return run
 
 
-async def joiners(invite: Invite, n: int, base: Path, think: tuple[float, float], ramp: float,
-                  duration: float, drain: float, tally: Tally, marks: dict[str, float],
+async def joiners(invite: Invite, n: int, slots: range, base: Path, think: tuple[float, float],
+                  ramp: float, duration: float, drain: float, tally: Tally,
                   joiner_level: int, profile: tuple[Path, int] | None = None) -> None:
+    """The joiners numbered `slots` (of `n` in all), in this process's trio loop."""
     stop = trio.Event()
     limits = Limits()
     start = trio.current_time()
@@ -184,10 +199,7 @@ async def joiners(invite: Invite, n: int, base: Path, think: tuple[float, float]
                 tally.failures[f"unclean: {what[:100]}"] += 1
 
     async def stopper() -> None:
-        await trio.sleep_until(start + ramp)
-        marks["play_start"] = time.perf_counter()
         await trio.sleep_until(play_end)
-        marks["play_end"] = time.perf_counter()
         stop.set()
 
     async def lag_monitor() -> None:
@@ -206,7 +218,7 @@ async def joiners(invite: Invite, n: int, base: Path, think: tuple[float, float]
                 nursery.start_soon(profiler, profile[0], profile[1],
                                    start + ramp + min(10.0, duration / 4),
                                    min(30.0, duration / 2))
-            for i in range(n):
+            for i in slots:
                 nursery.start_soon(slot, i)
     if scope.cancelled_caught:
         tally.failures["still running at the drain deadline"] += 1
@@ -285,12 +297,14 @@ def verify_all(paths: list[Path]) -> Counter:
     return found
 
 
-def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, drain: float,
-             hard: float, keep: bool, profile: Path | None = None, tmp: str | None = None,
-             default_gc: bool = False, joiner_level: int = 1) -> dict:
-    base = Path(tempfile.mkdtemp(prefix=f"p2pgotg-load-{n}-", dir=tmp))
-    host = launch_host(base, n + 10)
-    if not default_gc:  # this process holds N games too, like the host
+def joiner_share(invite: Invite, n: int, slots: range, base: Path, think: tuple[float, float],
+                 ramp: float, duration: float, drain: float, joiner_level: int,
+                 spy: tuple[Path, int] | None, default_gc: bool, deadline: float
+                 ) -> tuple[Tally, list[tuple[int, float]], list[float], float]:
+    """Run the joiners `slots` in this process until the play and drain are over (or the
+    hard `deadline`, monotonic): their tally, this process's garbage-collection pauses
+    (generation, seconds), its transcript flushes (seconds) and its CPU seconds."""
+    if not default_gc:  # this process holds many games too, like the host
         tune_collector_for_many_games()
     gc_pauses: list[tuple[int, float]] = []
     gc_clock = [0.0]
@@ -302,8 +316,7 @@ def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, d
             gc_pauses.append((info["generation"], time.perf_counter() - gc_clock[0]))
 
     gc.callbacks.append(gc_timer)
-    # the joiners' transcript flushes (each an fsync, on a worker thread)
-    writes: list[float] = []
+    writes: list[float] = []  # the transcript flushes (each an fsync, on a worker thread)
     fsync = TranscriptFile._fsync
 
     def timed_fsync(self: TranscriptFile) -> None:
@@ -312,26 +325,49 @@ def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, d
         writes.append(time.perf_counter() - t)
 
     TranscriptFile._fsync = timed_fsync  # type: ignore[method-assign]
-    killer_deadline = time.monotonic() + hard
     tally = Tally()
-    marks: dict[str, float] = {}
-    t0, cpu_self0, cpu_host0 = time.perf_counter(), cpu_seconds(), cpu_seconds(host.proc.pid)
+    cpu0 = cpu_seconds()
     try:
-        spy = None
-        if profile is not None:
-            spy = (profile / f"n{n}", host.proc.pid)
-            spy[0].mkdir(parents=True, exist_ok=True)
-        trio.run(_bounded, lambda: joiners(host.invite, n, base, think, ramp, duration, drain,
-                                           tally, marks, joiner_level, spy), killer_deadline)
+        trio.run(_bounded, lambda: joiners(invite, n, slots, base, think, ramp, duration,
+                                           drain, tally, joiner_level, spy), deadline)
+    finally:
+        gc.callbacks.remove(gc_timer)
+        TranscriptFile._fsync = fsync  # type: ignore[method-assign]
+    return tally, gc_pauses, writes, cpu_seconds() - cpu0
+
+
+def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, drain: float,
+             hard: float, keep: bool, profile: Path | None = None, tmp: str | None = None,
+             default_gc: bool = False, joiner_level: int = 1, procs: int = 1) -> dict:
+    base = Path(tempfile.mkdtemp(prefix=f"p2pgotg-load-{n}-", dir=tmp))
+    host = launch_host(base, n + 10)
+    killer_deadline = time.monotonic() + hard
+    t0, cpu_host0 = time.perf_counter(), cpu_seconds(host.proc.pid)
+    spy = None
+    if profile is not None:
+        spy = (profile / f"n{n}", host.proc.pid)
+        spy[0].mkdir(parents=True, exist_ok=True)
+    shares = [(host.invite, n, range(k, n, procs), base, think, ramp, duration, drain,
+               joiner_level, spy if k == 0 else None, default_gc, killer_deadline)
+              for k in range(procs)]
+    try:
+        if procs == 1:
+            parts = [joiner_share(*shares[0])]
+        else:
+            with multiprocessing.get_context("fork").Pool(procs) as pool:
+                parts = pool.starmap(joiner_share, shares)
     finally:
         t1 = time.perf_counter()
-        cpu_self1 = cpu_seconds()
         cpu_host1 = cpu_seconds(host.proc.pid) if host.proc.poll() is None else cpu_host0
         host_rss = rss_mib(host.proc.pid) if host.proc.poll() is None else 0.0
         host_fds = fd_count(host.proc.pid) if host.proc.poll() is None else 0
         code = host.stop()
-        gc.callbacks.remove(gc_timer)
-        TranscriptFile._fsync = fsync  # type: ignore[method-assign]
+    tally, gc_pauses, writes, cpu_joiners = Tally(), [], [], 0.0
+    for part, pauses, flushes, cpu in parts:
+        tally.merge(part)
+        gc_pauses += pauses
+        writes += flushes
+        cpu_joiners += cpu
     wall = t1 - t0
     host_files = sorted((host.home / "data" / "games").glob("*.gtr"))
     tv = time.perf_counter()
@@ -352,9 +388,10 @@ def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, d
         "moves_timed": len(lat),
         "latency_ms": {q: percentile(lat, p) * 1e3 for q, p in
                        (("p50", 50), ("p90", 90), ("p99", 99), ("max", 100))} if lat else {},
-        "cpu_s": {"host": cpu_host1 - cpu_host0, "joiners": cpu_self1 - cpu_self0},
+        "joiner_processes": procs,
+        "cpu_s": {"host": cpu_host1 - cpu_host0, "joiners": cpu_joiners},
         "cpu_pct_of_one_core": {"host": 100 * (cpu_host1 - cpu_host0) / wall,
-                                "joiners": 100 * (cpu_self1 - cpu_self0) / wall},
+                                "joiners": 100 * cpu_joiners / wall},
         "host_rss_mib_at_end": host_rss, "host_fds_at_end": host_fds,
         "host_exit": code, "host_summary": done_line,
         "verify_host": dict(host_found), "verify_joiners": dict(joiner_found),
@@ -408,7 +445,7 @@ def report(r: dict) -> None:
     if r["joiner_loop_lag_ms"]:
         g = r["joiner_loop_lag_ms"]
         c = r["joiner_gc"]
-        print(f"  joiner process event-loop lag: p50 {g['p50']:.1f} ms, p99 {g['p99']:.1f} ms, "
+        print(f"  joiners' event-loop lag: p50 {g['p50']:.1f} ms, p99 {g['p99']:.1f} ms, "
               f"max {g['max']:.1f} ms; its garbage collections: " + ", ".join(
                   f"{k} x{v['count']} (longest {v['max_ms']:.0f} ms)" for k, v in c.items())
               + ("" if r["joiner_gc_tuned"] else " (Python's default thresholds)"))
@@ -441,6 +478,10 @@ def main(argv: list[str] | None = None) -> int:
                         help="the joiners' bot: 1 (default) the full heuristic, 0 random legal "
                         "moves (a lighter load generator, shorter games); the host always "
                         "plays the full bot")
+    parser.add_argument("--procs", type=int, default=1, metavar="P",
+                        help="spread the joiners over P processes (default 1): they stand in "
+                        "for people on their own machines, and one process queues every "
+                        "joiner's work behind the others'")
     parser.add_argument("--default-gc", action="store_true",
                         help="leave this process's garbage collector at Python's defaults "
                         "(by default it is tuned as the many-game host tunes its own)")
@@ -459,7 +500,7 @@ def main(argv: list[str] | None = None) -> int:
         results.append(run_load(n, args.duration, tuple(args.think), args.ramp, args.drain,
                                 hard_deadline, args.keep,
                                 Path(args.profile) if args.profile else None, args.tmp,
-                                args.default_gc, args.joiner_level))
+                                args.default_gc, args.joiner_level, args.procs))
         report(results[-1])
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
