@@ -40,7 +40,7 @@ from pathlib import Path
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from processes import HostProcess, cpu_seconds, fd_count, rss_mib, start_host
+from processes import HostProcess, cpu_seconds, fd_count, rss_mib, start_host, verify_all
 
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.invite import Invite
@@ -49,7 +49,7 @@ from p2pgotg.net.multihost import tune_collector_for_many_games
 from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.players.bot_seat import BotSeat
-from p2pgotg.protocol import LocalProtocolError, Phase, TranscriptError, parse, replay
+from p2pgotg.protocol import LocalProtocolError, Phase
 
 
 def percentile(xs: list[float], q: float) -> float:
@@ -286,16 +286,6 @@ def _short(frame: str) -> str:
 
 
 # -- one run --------------------------------------------------------------------------------
-
-def verify_all(paths: list[Path]) -> Counter:
-    found: Counter = Counter()
-    for path in paths:
-        try:
-            found[replay(parse(path.read_bytes())).finding.name] += 1
-        except (OSError, TranscriptError):
-            found["UNREADABLE"] += 1
-    return found
-
 
 def joiner_share(invite: Invite, n: int, slots: range, base: Path, think: tuple[float, float],
                  ramp: float, duration: float, drain: float, joiner_level: int,

@@ -1,5 +1,6 @@
-"""What the load and soak runs share: a host subprocess (started, its invite read, stopped)
-and a process's CPU time, memory and open files, read from /proc (Linux)."""
+"""What the load and soak runs share: a host subprocess (started, its invite read, stopped),
+a process's CPU time, memory and open files, read from /proc (Linux), and the replay of
+every transcript a run left."""
 
 from __future__ import annotations
 
@@ -7,10 +8,12 @@ import os
 import signal
 import subprocess
 import time
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
 from p2pgotg.net.invite import Invite
+from p2pgotg.protocol import TranscriptError, parse, replay
 
 TICK = os.sysconf("SC_CLK_TCK")
 
@@ -80,3 +83,15 @@ def start_host(base: Path, cmd: list[str], env: dict[str, str] | None = None,
     proc.kill()
     proc.wait(5)
     raise RuntimeError(f"the host printed no invite: {err.read_text()[-2000:]}")
+
+
+def verify_all(paths: list[Path]) -> Counter:
+    """How many transcripts `verify` finds clean, cheating, unfinished... (by finding name);
+    UNREADABLE for a file that cannot be read or parsed."""
+    found: Counter = Counter()
+    for path in paths:
+        try:
+            found[replay(parse(path.read_bytes())).finding.name] += 1
+        except (OSError, TranscriptError):
+            found["UNREADABLE"] += 1
+    return found

@@ -32,7 +32,7 @@ from pathlib import Path
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from processes import HostProcess, fd_count, rss_mib, start_host
+from processes import HostProcess, fd_count, rss_mib, start_host, verify_all
 
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.faultproxy import CUT, DOWN, HALF_CLOSE, KINDS, STALL, UP, FaultProxy, Plan
@@ -40,7 +40,6 @@ from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.multihost import FULL
 from p2pgotg.net.session import GameSession, Limits, SessionError
-from p2pgotg.protocol import TranscriptError, parse, replay
 from p2pgotg.selfplay import bot_runner
 
 # Short timeouts, so that a stall costs seconds; the same on both sides.
@@ -178,16 +177,6 @@ async def joiners(invite: Invite, base: Path, games: int, parallel: int, seconds
                 slots.start_soon(slot, i)
         nursery.cancel_scope.cancel()
     return proxy
-
-
-def verify_all(paths: list[Path]) -> Counter:
-    found: Counter = Counter()
-    for path in paths:
-        try:
-            found[replay(parse(path.read_bytes())).finding.name] += 1
-        except (OSError, TranscriptError):
-            found["UNREADABLE"] += 1
-    return found
 
 
 async def _bounded(run, seconds: float, out: list) -> None:

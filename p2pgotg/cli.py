@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from typing import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 
 from p2pgotg import __version__
 from p2pgotg.rules import Game, Setup, Side
@@ -125,7 +125,6 @@ def _cmd_host(args: argparse.Namespace) -> int:
     from p2pgotg.net.games import games_dir
     from p2pgotg.net.hosting import HostConfig
     from p2pgotg.net.paths import load_or_create_identity, load_or_create_tls_identity
-    from p2pgotg.net.session import SessionError
     from p2pgotg.selfplay import bot_runner
 
     if args.max_games is not None and not args.bot:
@@ -158,7 +157,18 @@ def _cmd_host(args: argparse.Namespace) -> int:
                 print(f"invite: {code}", flush=True)
             print("waiting for the other player (share one invite code)...", flush=True)
 
-    from p2pgotg.net.session import unwrap
+    if not _run_network(main_task):
+        return 1
+    return _LAST_EXIT[0]
+
+
+def _run_network(main_task: Callable[[], Awaitable[object]]) -> bool:
+    """`trio.run(main_task)`; a network or session error (even inside a nursery's group)
+    is printed for the user instead of a traceback, and False returned."""
+    import trio
+
+    from p2pgotg.net.errors import NetError
+    from p2pgotg.net.session import SessionError, unwrap
 
     try:
         try:
@@ -167,8 +177,8 @@ def _cmd_host(args: argparse.Namespace) -> int:
             raise unwrap(group) from None
     except (NetError, SessionError) as exc:
         print(f"error: {getattr(exc, 'user_message', exc)}", file=sys.stderr)
-        return 1
-    return _LAST_EXIT[0]
+        return False
+    return True
 
 
 _LAST_EXIT = [0]
@@ -180,9 +190,7 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
 
     import trio
 
-    from p2pgotg.net.errors import NetError
     from p2pgotg.net.multihost import host_many, tune_collector_for_many_games
-    from p2pgotg.net.session import SessionError, unwrap
     from p2pgotg.selfplay import bot_runner
 
     def game_over(number: int, session) -> None:
@@ -225,13 +233,7 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
     result: list = []
     if args.max_games > 1:
         tune_collector_for_many_games()
-    try:
-        try:
-            trio.run(main_task)
-        except BaseExceptionGroup as group:
-            raise unwrap(group) from None
-    except (NetError, SessionError) as exc:
-        print(f"error: {getattr(exc, 'user_message', exc)}", file=sys.stderr)
+    if not _run_network(main_task):
         return 1
     if result:
         s = result[0]
