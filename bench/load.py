@@ -40,7 +40,15 @@ from pathlib import Path
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from processes import HostProcess, cpu_seconds, fd_count, rss_mib, start_host, verify_all
+from processes import (
+    HostProcess,
+    children_cpu_seconds,
+    cpu_seconds,
+    fd_count,
+    rss_mib,
+    start_host,
+    verify_all,
+)
 
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.invite import Invite
@@ -333,6 +341,7 @@ def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, d
     host = launch_host(base, n + 10)
     killer_deadline = time.monotonic() + hard
     t0, cpu_host0 = time.perf_counter(), cpu_seconds(host.proc.pid)
+    cpu_worker0 = children_cpu_seconds(host.proc.pid)
     spy = None
     if profile is not None:
         spy = (profile / f"n{n}", host.proc.pid)
@@ -349,6 +358,7 @@ def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, d
     finally:
         t1 = time.perf_counter()
         cpu_host1 = cpu_seconds(host.proc.pid) if host.proc.poll() is None else cpu_host0
+        cpu_worker1 = children_cpu_seconds(host.proc.pid)
         host_rss = rss_mib(host.proc.pid) if host.proc.poll() is None else 0.0
         host_fds = fd_count(host.proc.pid) if host.proc.poll() is None else 0
         code = host.stop()
@@ -379,8 +389,10 @@ def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, d
         "latency_ms": {q: percentile(lat, p) * 1e3 for q, p in
                        (("p50", 50), ("p90", 90), ("p99", 99), ("max", 100))} if lat else {},
         "joiner_processes": procs,
-        "cpu_s": {"host": cpu_host1 - cpu_host0, "joiners": cpu_joiners},
+        "cpu_s": {"host": cpu_host1 - cpu_host0, "host_bot_worker": cpu_worker1 - cpu_worker0,
+                  "joiners": cpu_joiners},
         "cpu_pct_of_one_core": {"host": 100 * (cpu_host1 - cpu_host0) / wall,
+                                "host_bot_worker": 100 * (cpu_worker1 - cpu_worker0) / wall,
                                 "joiners": 100 * cpu_joiners / wall},
         "host_rss_mib_at_end": host_rss, "host_fds_at_end": host_fds,
         "host_exit": code, "host_summary": done_line,
@@ -426,7 +438,9 @@ def report(r: dict) -> None:
         print(f"  move latency over {r['moves_timed']} moves: p50 {lat['p50']:.1f} ms, "
               f"p90 {lat['p90']:.1f} ms, p99 {lat['p99']:.1f} ms, max {lat['max']:.1f} ms")
     print(f"  CPU over {r['wall_s']:.0f} s: host {r['cpu_s']['host']:.1f} s "
-          f"({r['cpu_pct_of_one_core']['host']:.0f}% of a core), joiners "
+          f"({r['cpu_pct_of_one_core']['host']:.0f}% of a core) and its bot worker "
+          f"{r['cpu_s']['host_bot_worker']:.1f} s "
+          f"({r['cpu_pct_of_one_core']['host_bot_worker']:.0f}%), joiners "
           f"{r['cpu_s']['joiners']:.1f} s ({r['cpu_pct_of_one_core']['joiners']:.0f}%); "
           f"host RSS {r['host_rss_mib_at_end']:.0f} MiB, {r['host_fds_at_end']} fds at the end")
     print(f"  verify: host transcripts {r['verify_host']}, joiner transcripts "

@@ -25,6 +25,26 @@ def cpu_seconds(pid: int | str = "self") -> float:
     return (int(fields[11]) + int(fields[12])) / TICK
 
 
+def children(pid: int) -> list[int]:
+    """The live child processes of `pid` (the many-game host's bot worker)."""
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as f:
+            return [int(c) for c in f.read().split()]
+    except OSError:
+        return []
+
+
+def children_cpu_seconds(pid: int) -> float:
+    """CPU seconds of the live children of `pid` (0 for those that already exited)."""
+    total = 0.0
+    for child in children(pid):
+        try:
+            total += cpu_seconds(child)
+        except OSError:
+            pass  # (it exited meanwhile)
+    return total
+
+
 def rss_mib(pid: int | str = "self") -> float:
     """Resident memory of a process, MiB."""
     with open(f"/proc/{pid}/status") as f:

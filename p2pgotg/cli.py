@@ -191,6 +191,7 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
     import trio
 
     from p2pgotg.net.multihost import host_many, tune_collector_for_many_games
+    from p2pgotg.players.worker_client import open_bot_worker
     from p2pgotg.selfplay import bot_runner
 
     def game_over(number: int, session) -> None:
@@ -203,12 +204,19 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
             what = "not finished (the other player stayed away)"
         print(f"game {number} over: {what}; transcript: {session.path}", flush=True)
 
-    async def main_task() -> object:
+    async def main_task() -> None:
+        if args.max_games == 1:
+            await host_all(lambda n: bot_runner(seed + n, args.bot_delay))
+            return
+        async with open_bot_worker() as worker:  # the bots think beside the event loop
+            await host_all(lambda n: worker.runner(seed + n, delay=args.bot_delay))
+
+    async def host_all(runner) -> None:
         stop = trio.Event()
         async with trio.open_nursery() as nursery:
             async def run(task_status=trio.TASK_STATUS_IGNORED) -> None:
                 stats = await host_many(
-                    config, lambda n: bot_runner(seed + n, args.bot_delay), args.max_games,
+                    config, runner, args.max_games,
                     games_total=args.games_total, on_status=_status, on_game_end=game_over,
                     stop=stop, task_status=task_status)
                 result.append(stats)
@@ -431,7 +439,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_seat_options(host, away="the other player")
     host.add_argument("--max-games", type=_positive, default=None, metavar="N",
                       help="with --bot: host up to N games at once (one invite for all), "
-                      "until interrupted")
+                      "until interrupted; with N > 1 the bots think in a worker process")
     host.add_argument("--games-total", type=_positive, default=None, metavar="M",
                       help="with --max-games: stop once M games have ended")
     _add_rule_options(host)

@@ -24,6 +24,7 @@ from p2pgotg.net.seat import drive
 from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.players.bot_seat import BotSeat
+from p2pgotg.players.worker_client import open_bot_worker
 from p2pgotg.protocol import Finding, Phase, parse, replay
 from p2pgotg.rules import RuleOptions
 from p2pgotg.selfplay import bot_runner
@@ -37,12 +38,13 @@ class ManyHost:
     """host_many in a nursery, with what it said and the sessions of the games that ended."""
 
     def __init__(self, save_dir: Path, max_games: int, games_total: int | None = None,
-                 limits: Limits = FAST) -> None:
+                 limits: Limits = FAST, runner=lambda n: bot_runner(1000 + n)) -> None:
         cert, key = make_certificate()
         self.config = HostConfig(Ed25519PrivateKey.generate(), cert, key, RuleOptions(),
                                  save_dir, port=0, bind="127.0.0.1", limits=limits,
                                  resume=False)
         self.max_games = max_games
+        self.runner = runner
         self.games_total = games_total
         self.statuses: list[str] = []
         self.ended: dict[int, GameSession] = {}
@@ -56,7 +58,7 @@ class ManyHost:
     async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         try:
             self.stats = await host_many(
-                self.config, lambda n: bot_runner(1000 + n), self.max_games,
+                self.config, self.runner, self.max_games,
                 games_total=self.games_total, on_status=self.statuses.append,
                 on_game_end=self.on_game_end, stop=self.stop, task_status=task_status)
         finally:
@@ -127,6 +129,52 @@ async def test_concurrent_games_each_end_clean_with_their_own_transcript(tmp_pat
         assert by_id[session.peer.flow.game_id].verdict == session.verdict
     for path in files:
         assert replay(parse(path.read_bytes())).finding is Finding.CLEAN
+
+
+@pytest.mark.parametrize("worker_dies", [False, True], ids=["worker", "worker-dies"])
+async def test_with_the_bots_in_a_worker_process_every_game_ends_clean(tmp_path, worker_dies):
+    # `host --bot --max-games N` lets its bots think in a worker process. Killed midway
+    # (at the 12th decision of 5 games of about 12 each), the games go on without it.
+    games = 5
+    asked: list[object] = []
+    async with open_bot_worker() as worker:
+        ask = worker.ask
+
+        async def counted_ask(request):
+            asked.append(request)
+            if worker_dies and len(asked) == 12:
+                worker._process.kill()
+                await worker._process.wait()
+            return await ask(request)
+
+        worker.ask = counted_ask  # type: ignore[method-assign]
+        host = ManyHost(tmp_path / "host", max_games=games, games_total=games,
+                        runner=lambda n: worker.runner(1000 + n))
+        joined: list[GameSession] = []
+        async with trio.open_nursery() as nursery:
+            invite = await host.start(nursery)
+
+            async def play(i: int) -> None:
+                joined.append(await join_game(joiner(invite, tmp_path / f"joiner-{i}"),
+                                              short_game(i)))
+
+            with trio.fail_after(SAFETY):
+                async with trio.open_nursery() as players:
+                    for i in range(games):
+                        players.start_soon(play, i)
+                await host.done.wait()
+        assert (worker.broken is not None) == worker_dies
+    assert len(joined) == games
+    for session in joined:
+        assert_clean(session)
+        assert session.peer.view is not None and session.peer.view.ply >= 24
+    if worker_dies:
+        # after that, each seat asked once more (told the worker is gone), then decided
+        # in this process
+        late = [r.key for r in asked[12:]]  # type: ignore[attr-defined]
+        assert len(late) == len(set(late)) <= games
+    else:
+        assert len(asked) >= games * 12  # a setup and a dozen moves a game, all asked there
 
 
 async def test_a_joiner_beyond_max_games_is_told_the_host_is_full(tmp_path):

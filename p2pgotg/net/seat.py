@@ -3,7 +3,7 @@ every change and perform what it decides."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 
 import trio
 
@@ -11,19 +11,32 @@ from p2pgotg.net.session import Action, GameSession
 from p2pgotg.protocol import LocalProtocolError, Peer
 
 Step = Callable[[Peer], Action | None]
+Decide = Callable[[Peer], Awaitable[Action | None]]
 
 
 async def drive(session: GameSession, step: Step, think: float = 0.0) -> None:
     """Until the game is done: ask `step` what to do; when nothing, wait for a change.
     With `think` > 0, wait that many seconds before each action, then ask `step` again
     (the game may have changed meanwhile) and do what it says then."""
+
+    async def decide(peer: Peer) -> Action | None:
+        return step(peer)
+
+    await drive_async(session, decide, think)
+
+
+async def drive_async(session: GameSession, decide: Decide, think: float = 0.0) -> None:
+    """`drive`, for a seat whose decisions take a while (they are made in another
+    process): a decision made while the game changed is not acted on; it is asked again."""
     while not session.done:
-        action = step(session.peer)
+        action = await _decided(session, decide)
         if action is not None and think > 0:
             await trio.sleep(think)
             if session.done:
                 break
-            action = step(session.peer)
+            action = await _decided(session, decide)
+        if session.done:
+            break
         if action is not None:
             try:
                 session.perform(action)
@@ -31,3 +44,12 @@ async def drive(session: GameSession, step: Step, think: float = 0.0) -> None:
             except LocalProtocolError as exc:
                 session.problem = f"could not act: {exc}"
         await session.wait_changed()
+
+
+async def _decided(session: GameSession, decide: Decide) -> Action | None:
+    """`decide`'s answer, asked again until the game did not change while it was made."""
+    while True:
+        before = (session.peer.received_count(), len(session.events))
+        action = await decide(session.peer)
+        if session.done or before == (session.peer.received_count(), len(session.events)):
+            return action

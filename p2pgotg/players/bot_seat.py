@@ -14,8 +14,74 @@ from p2pgotg.players.bot import Bot
 from p2pgotg.protocol import Peer, Phase
 from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.flow import JOINER
+from p2pgotg.rules import Game, Side
 
 PeerAction = Callable[[Peer], list[Event]]
+
+
+#: What the bot decided, as plain picklable values (so another process can decide):
+#: ("setup", Setup) | ("draw", accept) | ("claim", Piece) | ("resign",)
+#: | ("move", Move, offer_draw, claim: Piece | None)
+Decision = tuple
+
+
+def needs_decision(peer: Peer) -> str | None:
+    """What the bot must decide for `peer` now: "setup", "turn", or None (nothing, or
+    nothing the bot decides: accepting the host's rules is not a decision)."""
+    flow = peer.flow
+    if peer.failed is not None or flow.is_over or peer.side is None:
+        return None
+    if flow.phase is Phase.SETUP and peer.own_setup is None:
+        return "setup"
+    if peer.view is not None and peer.my_turn:
+        return "turn"
+    return None
+
+
+def rules_to_accept(peer: Peer) -> PeerAction | None:
+    """A joiner's bot accepts whatever rules the host proposes (its one non-decision)."""
+    flow = peer.flow
+    if peer.role == JOINER and flow.phase is Phase.HELLO and flow.hellos.get("host") \
+            and not flow.hellos.get(JOINER) and peer.failed is None and not flow.is_over:
+        return lambda p: p.accept()
+    return None
+
+
+def decide_turn(bot: Bot, view: Game, draw_offered: bool) -> Decision:
+    """The bot's decision on its turn from `view` (which it may push and pop)."""
+    if draw_offered:
+        return ("draw", bot.wants_draw(view))
+    action = bot.choose_action(view)
+    if isinstance(action, ClaimFlag):
+        return ("claim", action.piece)
+    if isinstance(action, Resign):
+        return ("resign",)
+    assert isinstance(action, (PlayMove, OfferDraw))
+    move = action.move
+    claim = None
+    if not view.is_challenge(move):
+        view.push(move)
+        found = bot.after_move_claim(view)
+        view.pop()
+        claim = found.piece if found else None
+    return ("move", move, isinstance(action, OfferDraw), claim)
+
+
+def as_peer_action(decision: Decision) -> PeerAction:
+    """The protocol action that carries out `decision`."""
+    kind = decision[0]
+    if kind == "setup":
+        setup = decision[1]
+        return lambda p: p.commit_setup(setup)
+    if kind == "draw":
+        return (lambda p: p.accept_draw()) if decision[1] else (lambda p: p.decline_draw())
+    if kind == "claim":
+        piece = decision[1]
+        return lambda p: p.claim_flag(piece)
+    if kind == "resign":
+        return lambda p: p.resign()
+    _, move, offer, claim = decision
+    return lambda p: p.move(move, offer_draw=offer, claim=claim)
 
 
 class BotSeat:
@@ -28,40 +94,17 @@ class BotSeat:
 
     def step(self, peer: Peer) -> PeerAction | None:
         """The next thing to do, or None when it is someone else's move."""
-        flow = peer.flow
-        if peer.failed is not None or flow.is_over:
-            return None
-        if peer.role == JOINER and flow.phase is Phase.HELLO and flow.hellos.get("host") \
-                and not flow.hellos.get(JOINER):
-            return lambda p: p.accept()  # a bot accepts whatever rules the host proposes
-        side = peer.side
-        if side is None:
-            return None
+        kind = needs_decision(peer)
+        if kind is None or peer.side is None:
+            return rules_to_accept(peer)
+        bot = self.bot_for(peer.side)
+        if kind == "setup":
+            return as_peer_action(("setup", bot.choose_setup()))
+        assert peer.view is not None
+        return as_peer_action(decide_turn(bot, peer.view, peer.draw_offered_to_me))
+
+    def bot_for(self, side: Side) -> Bot:
+        """The bot of this seat (made once, when the seat's side is known)."""
         if self.bot is None:
             self.bot = Bot(side, self.rng, self.level)
-        bot = self.bot
-        if flow.phase is Phase.SETUP and peer.own_setup is None:
-            setup = bot.choose_setup()
-            return lambda p: p.commit_setup(setup)
-        view = peer.view
-        if view is None or not peer.my_turn:
-            return None
-        if peer.draw_offered_to_me:
-            if bot.wants_draw(view):
-                return lambda p: p.accept_draw()
-            return lambda p: p.decline_draw()
-        action = bot.choose_action(view)
-        if isinstance(action, ClaimFlag):
-            return lambda p: p.claim_flag(action.piece)
-        if isinstance(action, Resign):
-            return lambda p: p.resign()
-        assert isinstance(action, (PlayMove, OfferDraw))
-        move = action.move
-        claim = None
-        if not view.is_challenge(move):
-            view.push(move)
-            found = bot.after_move_claim(view)
-            view.pop()
-            claim = found.piece if found else None
-        offer = isinstance(action, OfferDraw)
-        return lambda p: p.move(move, offer_draw=offer, claim=claim)
+        return self.bot

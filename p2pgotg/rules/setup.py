@@ -40,6 +40,10 @@ class Setup:
         if problems:
             raise InvalidSetupError("invalid setup: " + "; ".join(problems))
 
+    def __reduce__(self) -> tuple:
+        """Pickled as its side and placement (validated again when loaded)."""
+        return (Setup, (self.side, dict(self.placement)))
+
     @property
     def squares(self) -> tuple[int, ...]:
         """Occupied squares in piece-id order."""
