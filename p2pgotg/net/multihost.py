@@ -7,7 +7,7 @@ the joiner gets an `error` frame saying the host is full. A `hi` with the id of 
 games re-attaches to that game's session (resume); a stale connection of the same game is
 replaced, as in `host_game`. Each game has its own `GameSession`, its own transcript file
 (named by its game id) and its own seat. Its slot is free once its verdict is known
-(within a second) or a broken rule ended it; the game itself ends when its session is
+or a broken rule ended it; the game itself ends when its session is
 finished (settled: the joiner confirmed holding all our messages), when the joiner of a
 done game stays away (its last goodbye was lost), or when the joiner of a game in progress
 stays away past the abandonment limit (the game is claimed).
@@ -112,6 +112,9 @@ class _Game:
     slot: bool = True  # it counts against max_games (until its verdict is known)
     ended: bool = False  # over for good: finished, abandoned or dropped
     wake: trio.Event = field(default_factory=trio.Event)
+
+    def __post_init__(self) -> None:
+        self.session.on_done = self.poke  # (its watcher frees the slot at once)
 
     def poke(self) -> None:
         self.wake.set()
@@ -330,7 +333,7 @@ class _MultiHost:
         """Wait until the game is finished ('finished'); or it is done and its joiner,
         which may well hold everything, has not been back for a while ('unconfirmed');
         or its joiner stayed away too long ('abandoned'); or it never got an id and its
-        joiner left ('dropped'). The slot is free once the verdict is known (within `poll` seconds)."""
+        joiner left ('dropped'). The slot is free as soon as the verdict is known."""
         session, limits = game.session, self.config.limits
         while True:
             if session.finished:
@@ -356,11 +359,11 @@ class _MultiHost:
                                     "claiming the game")
                     session.claim_abandonment()  # (nothing to claim when the game is done)
                     return "abandoned"
-            with trio.move_on_after(self.poll):
-                if game.live is not None and not session.done:
-                    await game.wake.wait()  # (the connection's end pokes it)
-                else:
-                    await session.wait_changed()
+            if game.live is not None and not session.done:
+                await game.wake.wait()  # (poked when the connection ends or the game is done)
+                continue
+            with trio.move_on_after(self.poll):  # (to see how long the joiner stays away)
+                await session.wait_changed()
 
     def _free(self, game: _Game) -> None:
         if game.slot:

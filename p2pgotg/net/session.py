@@ -104,6 +104,7 @@ class GameSession:
     peer_said_bye: bool = False
     listen_port: int = 0  # the host's port, saved so that a resumed host listens there again
     peer_has: int = 0  # how many of our messages the peer said it holds (greeting, then bye)
+    on_done: Callable[[], None] | None = None  # called once, when the game becomes done
 
     def __post_init__(self) -> None:
         self._buffer: list = []
@@ -117,6 +118,8 @@ class GameSession:
         self._owed_since = 0.0
         self._bye_have: int | None = None  # the `have` of our last bye on this connection
         self._done_at: float | None = None  # when this connection saw the game done
+        self._timed: tuple = ()  # what `_timers` computes its deadlines from
+        self._retime = trio.Event()  # set when that changes
 
     # -- state for seats and screens ----------------------------------------------------
 
@@ -158,6 +161,9 @@ class GameSession:
     def _notify(self) -> None:
         self._changed.set()
         self._changed = trio.Event()
+        if self.on_done is not None and self.done:
+            on_done, self.on_done = self.on_done, None
+            on_done()
 
     # -- acting -------------------------------------------------------------------------
 
@@ -180,6 +186,11 @@ class GameSession:
         owed = self._who_owes()
         if owed != self._owed:
             self._owed, self._owed_since = owed, now
+        timing = self._timing()
+        if timing != self._timed:  # (most messages change no deadline: `_timers` sleeps on)
+            self._timed = timing
+            self._retime.set()
+            self._retime = trio.Event()
         if self._outbox or self.done:  # (something to send, or a goodbye to say)
             if self.file is not None:
                 self.file.begin_sync()  # (the flush runs while the writer waits its turn)
@@ -331,6 +342,13 @@ class GameSession:
                     self._bye_have = have
                     self._notify()
 
+    def _timing(self) -> tuple:
+        """Everything `_timers` derives its deadlines from (besides the time itself)."""
+        flow, clocks = self.peer.flow, self.clocks
+        clock = (clocks.running, clocks.since) if clocks.limit or clocks.per_move else None
+        return (self.done, flow.phase, self._owed, self._owed_since, self._audit_since,
+                len(flow.audits), clock)
+
     def _who_owes(self) -> tuple[str, int, bool] | None:
         """(role, ply, replied) of the automatic challenge answer now awaited, if any."""
         pending = self.peer.flow.pending
@@ -376,7 +394,7 @@ class GameSession:
                 deadline = min(deadline, due)
             else:
                 with trio.move_on_at(deadline):
-                    await self.wait_changed()
+                    await self._retime.wait()
 
     def _claim(self, reason: str) -> None:
         try:
