@@ -2,14 +2,14 @@
 
 For each N: starts `p2pgotg host --bot --max-games N+10` as a subprocess on 127.0.0.1 (any
 free port, P2PGOTG_HOME in a temporary folder), reads its invite, and opens N concurrent
-joiner games in this one trio process. Each joiner is the bot (`--joiner-level`), thinking
-a random 1.0-2.0 s before each move, several times faster than people play; the host's
-bots answer at once. Both processes tune their garbage collector for many games. With
-`--procs P` the joiners are spread over P processes (forked), so that one joiner's work
-does not queue behind the others' as it would not on people's own machines. A joiner whose game ends during the run
-starts another, so N games are in flight throughout. After `--duration` seconds of play
-every joiner resigns, the audits complete, the host is stopped with SIGINT, and every
-transcript on both sides is replayed (`verify`).
+joiner games. The host's bots think in its bot worker process and answer at once. Each
+joiner is the bot (`--joiner-level`), thinking a random 1.0-2.0 s before each move, several
+times faster than people play. The joiners stand in for people on their own machines, so
+they are spread over `--procs` processes (default 2, forked; one process would queue every
+joiner's work behind the others'). Every process tunes its garbage collector for many
+games. A joiner whose game ends during the run starts another, so N games are in flight
+throughout. After `--duration` seconds of play every joiner resigns, the audits complete,
+the host is stopped with SIGINT, and every transcript on both sides is replayed (`verify`).
 
 Move latency: from just before a joiner performs its move until the host's answering move
 has been received and applied by that joiner (the joiner's seat sees its turn again). The
@@ -482,8 +482,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the joiners' bot: 1 (default) the full heuristic, 0 random legal "
                         "moves (a lighter load generator, shorter games); the host always "
                         "plays the full bot")
-    parser.add_argument("--procs", type=int, default=1, metavar="P",
-                        help="spread the joiners over P processes (default 1): they stand in "
+    parser.add_argument("--procs", type=int, default=2, metavar="P",
+                        help="spread the joiners over P processes (default 2): they stand in "
                         "for people on their own machines, and one process queues every "
                         "joiner's work behind the others'")
     parser.add_argument("--default-gc", action="store_true",

@@ -27,11 +27,13 @@ def cpu_seconds(pid: int | str = "self") -> float:
 
 def children(pid: int) -> list[int]:
     """The live child processes of `pid` (the many-game host's bot worker)."""
-    try:
-        with open(f"/proc/{pid}/task/{pid}/children") as f:
-            return [int(c) for c in f.read().split()]
-    except OSError:
-        return []
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):  # (any thread may have started it)
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            pass  # (the thread ended meanwhile)
+    return found
 
 
 def children_cpu_seconds(pid: int) -> float:

@@ -325,3 +325,58 @@ async def test_a_resent_joiner_hello_finds_its_game_among_several_waiting(tmp_pa
     assert multi._find(unknown_id, bytes(32)) is None
     multi.games = multi.games[1:2]
     assert multi._find(unknown_id).number == 2  # (an older joiner: one waits, it is that)
+
+
+def test_the_many_game_host_command_plays_through_its_worker_and_leaves_none_behind(tmp_path):
+    # `p2pgotg host --bot --max-games 2 --games-total 2` and two `p2pgotg join --bot`, as
+    # separate processes: the host's bots think in its worker process, both games end
+    # clean, the host exits 0 and its worker does not outlive it.
+    import os
+    import subprocess
+    import sys
+    import time
+
+    def p2pgotg(home: Path, *args: str, out: Path) -> subprocess.Popen:
+        env = dict(os.environ, P2PGOTG_HOME=str(home), PYTHONUNBUFFERED="1")
+        with open(out, "wb") as o:
+            return subprocess.Popen([sys.executable, "-m", "p2pgotg", *args], stdout=o,
+                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                                    env=env)
+
+    out = tmp_path / "host.out"
+    host = p2pgotg(tmp_path / "host", "host", "--bot", "--max-games", "2", "--games-total",
+                   "2", "--bind", "127.0.0.1", "--port", "0", "--seed", "3", out=out)
+    joiners: list[subprocess.Popen] = []
+    try:
+        deadline = time.monotonic() + SAFETY
+        code = None
+        while code is None and time.monotonic() < deadline and host.poll() is None:
+            code = next((line.split()[1] for line in out.read_text().splitlines()
+                         if line.startswith("invite: ")), None)
+            time.sleep(0.05)
+        assert code is not None, out.read_text()
+        children: list[int] = []
+        for task in Path(f"/proc/{host.pid}/task").glob("*"):  # (any thread may start it)
+            try:
+                children += [int(c) for c in (task / "children").read_text().split()]
+            except OSError:
+                pass  # (a thread that ended meanwhile)
+        workers = [c for c in children
+                   if b"p2pgotg.players.worker" in Path(f"/proc/{c}/cmdline").read_bytes()]
+        assert len(workers) == 1
+        joiners = [p2pgotg(tmp_path / f"joiner-{i}", "join", code, "--bot", "--seed", str(i),
+                           out=tmp_path / f"joiner-{i}.out") for i in range(2)]
+        for process in joiners:
+            assert process.wait(SAFETY * 2) == 0
+        assert host.wait(SAFETY) == 0, out.read_text()
+    finally:
+        for process in [host, *joiners]:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    assert "done: 2 games started, 0 resumed, 2 ended" in out.read_text()
+    assert not Path(f"/proc/{workers[0]}").exists()  # reaped by the host before it exited
+    files = sorted((tmp_path / "host").rglob("*.gtr"))
+    assert len(files) == 2
+    for path in files:
+        assert replay(parse(path.read_bytes())).finding is Finding.CLEAN
