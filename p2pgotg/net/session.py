@@ -120,6 +120,7 @@ class GameSession:
         self._done_at: float | None = None  # when this connection saw the game done
         self._timed: tuple = ()  # what `_timers` computes its deadlines from
         self._retime = trio.Event()  # set when that changes
+        self._done_seen = trio.Event()  # set once the game is done
 
     # -- state for seats and screens ----------------------------------------------------
 
@@ -161,9 +162,10 @@ class GameSession:
     def _notify(self) -> None:
         self._changed.set()
         self._changed = trio.Event()
-        if self.on_done is not None and self.done:
-            on_done, self.on_done = self.on_done, None
-            on_done()
+        if not self._done_seen.is_set() and self.done:
+            self._done_seen.set()
+            if self.on_done is not None:
+                self.on_done()
 
     # -- acting -------------------------------------------------------------------------
 
@@ -285,7 +287,9 @@ class GameSession:
                     raise PeerSilentError(
                         f"the other player did not confirm the end of the game within "
                         f"{self.limits.bye:g} s")
-            await self.wait_changed()
+                await self.wait_changed()
+            else:
+                await self._done_seen.wait()  # (until then there is nothing to settle)
 
     async def _reader(self, channel: FramedChannel, scope: trio.CancelScope) -> None:
         while True:
