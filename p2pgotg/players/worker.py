@@ -15,7 +15,6 @@ and exits when its stdin closes.
 
 from __future__ import annotations
 
-import gc
 import pickle
 import random
 import signal
@@ -155,9 +154,10 @@ def serve(inp: BinaryIO, out: BinaryIO) -> None:
 
 
 def main() -> None:
+    from p2pgotg.net.multihost import tune_collector_for_many_games
+
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    gc.collect()
-    gc.freeze()  # (the code's own objects: never garbage, never scanned again)
+    tune_collector_for_many_games()  # (every game's bot and view: a large long-lived heap)
     serve(sys.stdin.buffer, sys.stdout.buffer)
 
 
