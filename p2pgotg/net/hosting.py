@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hmac
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -20,6 +20,7 @@ from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.games import resume_session, unfinished_games
 from p2pgotg.net.invite import Invite, reachable_addresses
+from p2pgotg.net.seat import SeatRunner
 from p2pgotg.net.session import (
     GameSession,
     Limits,
@@ -38,8 +39,6 @@ from p2pgotg.net.tls import (
 )
 from p2pgotg.protocol import HOST, JOINER, Peer
 from p2pgotg.rules import RuleOptions
-
-SeatRunner = Callable[[GameSession], Awaitable[None]]
 
 
 @dataclass

@@ -3,7 +3,7 @@ with the join secret, play, and reconnect until the game is done or the host is 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,6 +16,7 @@ from p2pgotg.net.errors import NetError, PinMismatchError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.games import resume_session, unfinished_games
 from p2pgotg.net.invite import Invite
+from p2pgotg.net.seat import SeatRunner
 from p2pgotg.net.session import (
     GameSession,
     Limits,
@@ -26,8 +27,6 @@ from p2pgotg.net.session import (
 )
 from p2pgotg.net.tls import certificate_fingerprint, open_pinned_connection, peer_certificate
 from p2pgotg.protocol import HOST, JOINER, Peer
-
-SeatRunner = Callable[[GameSession], Awaitable[None]]
 
 
 @dataclass

@@ -12,6 +12,8 @@ from p2pgotg.protocol import LocalProtocolError, Peer
 
 Step = Callable[[Peer], Action | None]
 Decide = Callable[[Peer], Awaitable[Action | None]]
+#: What plays one side of a game: runs until the session is done (`drive` with a seat).
+SeatRunner = Callable[[GameSession], Awaitable[None]]
 
 
 async def drive(session: GameSession, step: Step, think: float = 0.0) -> None:

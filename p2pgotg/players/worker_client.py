@@ -14,13 +14,13 @@ import random
 import subprocess
 import sys
 from collections import deque
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 
 import trio
 
-from p2pgotg.net.seat import drive_async
+from p2pgotg.net.seat import SeatRunner, drive_async
 from p2pgotg.net.session import GameSession
 from p2pgotg.players.bot_seat import (
     BotSeat,
@@ -41,8 +41,6 @@ from p2pgotg.players.worker import (
 )
 from p2pgotg.protocol import Peer
 from p2pgotg.rules import Piece, Rank
-
-SeatRunner = Callable[[GameSession], Awaitable[None]]
 
 
 @dataclass(eq=False)
