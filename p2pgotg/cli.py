@@ -190,8 +190,8 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
 
     import trio
 
+    from p2pgotg.net.bot_worker_client import open_bot_worker
     from p2pgotg.net.multihost import host_many, tune_collector_for_many_games
-    from p2pgotg.players.worker_client import open_bot_worker
     from p2pgotg.selfplay import bot_runner
 
     def game_over(number: int, session) -> None:

@@ -16,6 +16,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.net.faultproxy import CUT, FaultProxy, Plan, fixed_plans
+from p2pgotg.net.bot_worker_client import open_bot_worker
 from p2pgotg.net.hosting import HostConfig
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
@@ -24,7 +25,6 @@ from p2pgotg.net.seat import drive
 from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.players.bot_seat import BotSeat
-from p2pgotg.players.worker_client import open_bot_worker
 from p2pgotg.protocol import Finding, Phase, parse, replay
 from p2pgotg.rules import RuleOptions
 from p2pgotg.selfplay import bot_runner
@@ -362,7 +362,7 @@ def test_the_many_game_host_command_plays_through_its_worker_and_leaves_none_beh
             except OSError:
                 pass  # (a thread that ended meanwhile)
         workers = [c for c in children
-                   if b"p2pgotg.players.worker" in Path(f"/proc/{c}/cmdline").read_bytes()]
+                   if b"p2pgotg.net.bot_worker" in Path(f"/proc/{c}/cmdline").read_bytes()]
         assert len(workers) == 1
         joiners = [p2pgotg(tmp_path / f"joiner-{i}", "join", code, "--bot", "--seed", str(i),
                            out=tmp_path / f"joiner-{i}.out") for i in range(2)]

@@ -1,4 +1,4 @@
-"""The bot's decisions in a process of their own: `python -m p2pgotg.players.worker`.
+"""The bot's decisions in a process of their own: `python -m p2pgotg.net.bot_worker`.
 
 A host holding many games runs every game's bot here, so its event loop does only the
 protocol's work (the bot is the largest share of it) and a second core does the thinking.
@@ -146,7 +146,7 @@ def serve(inp: BinaryIO, out: BinaryIO) -> None:
             continue
         try:
             answer: Any = games.answer(request)
-        except Exception as exc:  # noqa: BLE001 (reported to the host, which plays on)
+        except Exception as exc:
             games.forget(request.key)
             answer = ("error", f"{type(exc).__name__}: {exc}")
         out.write(encode(answer))
@@ -163,6 +163,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     # Run as the module proper, not as __main__: the requests are pickles of its classes.
-    from p2pgotg.players.worker import main as module_main
+    from p2pgotg.net.bot_worker import main as module_main
 
     module_main()

@@ -9,9 +9,9 @@ import random
 import pytest
 import trio
 
+from p2pgotg.net.bot_worker import SetupRequest, TurnRequest, ViewDelta, _Games
+from p2pgotg.net.bot_worker_client import RemoteBotSeat, open_bot_worker
 from p2pgotg.players.bot_seat import BotSeat, as_peer_action, rules_to_accept
-from p2pgotg.players.worker import SetupRequest, TurnRequest, ViewDelta, _Games
-from p2pgotg.players.worker_client import RemoteBotSeat, open_bot_worker
 from p2pgotg.protocol import Peer
 from p2pgotg.protocol.pair import Pair
 from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions, Side

@@ -1,4 +1,4 @@
-"""The host's side of the bot worker (`p2pgotg.players.worker`): one process thinks for
+"""The host's side of the bot worker (`p2pgotg.net.bot_worker`): one process thinks for
 every game's bot seat, and the host's event loop only sends it what changed and awaits the
 answer (the pattern of python-chess's `chess.engine`: an engine process behind pipes).
 
@@ -20,6 +20,15 @@ from dataclasses import dataclass, field
 
 import trio
 
+from p2pgotg.net.bot_worker import (
+    HEADER,
+    Forget,
+    SetupRequest,
+    TurnRequest,
+    ViewDelta,
+    encode,
+    ply_of,
+)
 from p2pgotg.net.seat import SeatRunner, drive_async
 from p2pgotg.net.session import GameSession
 from p2pgotg.players.bot_seat import (
@@ -29,15 +38,6 @@ from p2pgotg.players.bot_seat import (
     as_peer_action,
     needs_decision,
     rules_to_accept,
-)
-from p2pgotg.players.worker import (
-    HEADER,
-    Forget,
-    SetupRequest,
-    TurnRequest,
-    ViewDelta,
-    encode,
-    ply_of,
 )
 from p2pgotg.protocol import Peer
 from p2pgotg.rules import Piece, Rank
@@ -173,7 +173,7 @@ def _decision(body: bytes) -> Decision:
 async def open_bot_worker() -> AsyncIterator[BotWorker]:
     """Start the worker process; on leaving, close its input (it exits) and reap it."""
     process = await trio.lowlevel.open_process(
-        [sys.executable, "-m", "p2pgotg.players.worker"],
+        [sys.executable, "-m", "p2pgotg.net.bot_worker"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     worker = BotWorker(process)
     try:
