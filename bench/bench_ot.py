@@ -79,7 +79,8 @@ def main(runs: int = 200) -> None:
         assert receiver(n) == CHOICE % ot.OUTCOMES
 
     rows = [
-        ("setup: sender key pair (once a game)", measure(lambda n: ot.sender_keypair(SEED_D), runs)),
+        ("setup: sender key pair (once a game)",
+         measure(lambda n: ot.sender_keypair(SEED_D), runs)),
         ("sender: 5 tokens + 5 commitments + 15 ciphertexts", measure(sender, runs)),
         ("receiver: choose + decrypt + match 1 of 5 commitments", measure(receiver, runs)),
         ("both sides of one challenge", measure(both, runs)),

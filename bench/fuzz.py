@@ -254,7 +254,7 @@ def mutate_body(raw: dict, rng: random.Random, others: list[dict]) -> dict:
         elif op == 3 and keys:
             del body[rng.choice(keys)]
         elif op == 4:
-            body[rng.choice(ALL_FIELDS + ["x", "T", ""])] = random_value(rng)
+            body[rng.choice([*ALL_FIELDS, "x", "T", ""])] = random_value(rng)
         elif op == 5:
             body["t"] = rng.choice(sorted(SCHEMA)) if rng.random() < 0.8 else random_value(rng)
         elif op == 6 and others:  # graft another real message's fields
@@ -323,11 +323,14 @@ def reference_frames(data: bytes) -> tuple[list[bytes], bool, int]:
 def chunks(data: bytes, rng: random.Random) -> list[bytes]:
     mode = rng.randrange(4)
     if mode == 0 and len(data) <= 4000:
-        sizes = lambda: 1  # a byte at a time, as a trickle would
+        def sizes():
+            return 1  # a byte at a time, as a trickle would
     elif mode == 1:
-        sizes = lambda: rng.randint(1, 64)
+        def sizes():
+            return rng.randint(1, 64)
     elif mode == 2:
-        sizes = lambda: rng.randint(1, READ_SIZE)
+        def sizes():
+            return rng.randint(1, READ_SIZE)
     else:
         return [data] if data else []
     out, pos = [], 0
@@ -557,7 +560,7 @@ class Fixture:
             self.receiver, self.sender, self.message = self.build()
             self.sent = list(self.sender.flow.senders[self.sender.role].envelopes)
             self.maps = [unpack(Envelope.decode(m).body_bytes) for m in
-                         self.sent + [self.message]]
+                         [*self.sent, self.message]]
             self.builds += 1
 
     def spoil(self) -> None:
@@ -761,7 +764,7 @@ def check_peer(h: Harness, fx: Fixture, data: bytes, target: str = "peer") -> No
         peer._error = None  # back to the state before, to reuse the fixture
         after = peer_state(peer)
         if after != before:
-            diff = [i for i, (a, b) in enumerate(zip(before[0], after[0])) if a != b]
+            diff = [i for i, (a, b) in enumerate(zip(before[0], after[0], strict=False)) if a != b]
             h.find(f"{target}/{fx.name}", f"state changed on refused input ({exc.violation.rule})",
                    f"flow fields {diff}; {exc}", data)
             fx.spoil()

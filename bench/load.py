@@ -23,6 +23,7 @@ the host and ends the run.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gc
 import json
 import multiprocessing
@@ -123,10 +124,8 @@ def load_seat(rng: random.Random, think: tuple[float, float], stop: trio.Event, 
                 if stop.is_set() and not resigned and flow.phase is Phase.PLAY \
                         and not flow.is_over:
                     resigned = True
-                    try:
+                    with contextlib.suppress(LocalProtocolError):
                         session.perform(lambda p: p.resign())
-                    except LocalProtocolError:
-                        pass
                     continue
                 if flow.is_over or (stop.is_set() and flow.phase is Phase.PLAY):
                     await wait(session)
@@ -247,7 +246,7 @@ async def profiler(folder: Path, host_pid: int, at: float, seconds: float) -> No
                str(int(seconds)), "--nonblocking", "--pid", str(pid), "--output",
                str(folder / f"{name}.txt")]
         # (Popen returns at once; the loop below waits without blocking the event loop)
-        procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL,  # noqa: ASYNC220
+        procs.append(subprocess.Popen(cmd, stdout=subprocess.DEVNULL,
                                       stderr=subprocess.DEVNULL))
     with trio.move_on_after(seconds + 30):
         while any(p.poll() is None for p in procs):

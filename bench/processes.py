@@ -4,6 +4,7 @@ every transcript a run left."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -29,10 +30,8 @@ def children(pid: int) -> list[int]:
     """The live child processes of `pid` (the many-game host's bot worker)."""
     found: list[int] = []
     for task in Path(f"/proc/{pid}/task").glob("*"):  # (any thread may have started it)
-        try:
+        with contextlib.suppress(OSError):  # (the thread ended meanwhile)
             found += [int(c) for c in (task / "children").read_text().split()]
-        except OSError:
-            pass  # (the thread ended meanwhile)
     return found
 
 
@@ -40,10 +39,8 @@ def children_cpu_seconds(pid: int) -> float:
     """CPU seconds of the live children of `pid` (0 for those that already exited)."""
     total = 0.0
     for child in children(pid):
-        try:
+        with contextlib.suppress(OSError):  # (it exited meanwhile)
             total += cpu_seconds(child)
-        except OSError:
-            pass  # (it exited meanwhile)
     return total
 
 

@@ -149,16 +149,17 @@ async def session_latency(options: RuleOptions, plies: int, seed: int) -> dict[s
                 move = rng.choice(challenges)
                 ply = view.ply
                 t = time.perf_counter()
-                host.perform(lambda p: p.move(move))
-                await _until(host, lambda: host.peer.view.ply > ply or host.peer.flow.is_over)
+                host.perform(lambda p, move=move: p.move(move))
+                await _until(host, lambda ply=ply: host.peer.view.ply > ply
+                             or host.peer.flow.is_over)
                 challenge.append(time.perf_counter() - t)
-                await _until(joiner, lambda: joiner.peer.view.ply > ply
+                await _until(joiner, lambda ply=ply: joiner.peer.view.ply > ply
                              or joiner.peer.flow.is_over)
             elif mover is host and plain_moves:
                 move = rng.choice(plain_moves)
                 ply = view.ply
                 t = time.perf_counter()
-                host.perform(lambda p: p.move(move))
+                host.perform(lambda p, move=move: p.move(move))
                 # the joiner answers at once with its own plain move (if it has one)
                 await _until(joiner, lambda: joiner.peer.my_turn or joiner.peer.flow.is_over)
                 jv = joiner.peer.view
@@ -166,17 +167,17 @@ async def session_latency(options: RuleOptions, plies: int, seed: int) -> dict[s
                 if not answer or joiner.peer.flow.is_over:
                     break
                 reply = rng.choice(answer)
-                joiner.perform(lambda p: p.move(reply))
-                await _until(host, lambda: host.peer.view.ply >= ply + 2
+                joiner.perform(lambda p, reply=reply: p.move(reply))
+                await _until(host, lambda ply=ply: host.peer.view.ply >= ply + 2
                              or host.peer.flow.is_over)
                 plain.append(time.perf_counter() - t)
             else:
                 m = rng.choice(plain_moves or moves)  # keep the game going
                 ply0 = view.ply
-                mover.perform(lambda p: p.move(m))
-                await _until(other, lambda: other.peer.view.ply > ply0
+                mover.perform(lambda p, m=m: p.move(m))
+                await _until(other, lambda other=other, ply0=ply0: other.peer.view.ply > ply0
                              or other.peer.flow.is_over)
-                await _until(mover, lambda: mover.peer.view.ply > ply0
+                await _until(mover, lambda mover=mover, ply0=ply0: mover.peer.view.ply > ply0
                              or mover.peer.flow.is_over)
         nursery.cancel_scope.cancel()
     for s in sessions.values():
@@ -303,7 +304,7 @@ def peer_memory(plies: int) -> dict[str, float]:
     gc.collect()
     tracemalloc.start()
     pair = long_game(plies, 99)
-    current, peak = tracemalloc.get_traced_memory()
+    _current, peak = tracemalloc.get_traced_memory()
     tracemalloc.stop()
     return {"plies": pair.host.view.ply, "both_peers_peak_mib": peak / 2**20,
             "one_peer_mib": peak / 2 / 2**20}
@@ -387,7 +388,8 @@ def selfplay_times(mode: ChallengeMode, games: int) -> dict[str, float]:
         plies.append(result.host.peer.view.ply)
         assert result.verdict is not None and result.verdict.clean
     return {"games": games, "wall": median(walls), "cpu": median(cpus),
-            "plies": median(plies), "cpu_per_ply": median([c / p for c, p in zip(cpus, plies)])}
+            "plies": median(plies),
+            "cpu_per_ply": median([c / p for c, p in zip(cpus, plies, strict=True)])}
 
 
 def main(argv: list[str] | None = None) -> None:

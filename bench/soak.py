@@ -29,6 +29,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -103,12 +104,12 @@ def soak_plans(p_fault: float, after: tuple[int, int] = (200, 30000)):
     def plan(index: int, rng: random.Random) -> Plan:
         delay = rng.choice((0.0, 0.0, 0.002, 0.01))
         drip = rng.choice((0, 0, 0, 0, 64, 7))
-        common = {"delay": delay, "drip": drip, "drip_interval": 0.0005 if drip else 0.0,
-                  "stall_for": 6.0}
+        common: dict[str, Any] = {"delay": delay, "drip": drip, "stall_for": 6.0,
+                                  "drip_interval": 0.0005 if drip else 0.0}
         if rng.random() >= p_fault:
-            return Plan(**common)  # type: ignore[arg-type]
+            return Plan(**common)
         return Plan(fault=rng.choice(KINDS), after=rng.randint(*after),
-                    direction=rng.choice((UP, DOWN)), **common)  # type: ignore[arg-type]
+                    direction=rng.choice((UP, DOWN)), **common)
 
     return plan
 

@@ -6,6 +6,7 @@ import argparse
 import random
 import sys
 from collections.abc import Awaitable, Callable, Sequence
+from pathlib import Path
 
 from p2pgotg import __version__
 from p2pgotg.rules import Game, Setup, Side
@@ -33,7 +34,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from p2pgotg.protocol import TranscriptError, parse, replay
 
     try:
-        data = open(args.file, "rb").read()
+        data = Path(args.file).read_bytes()
     except OSError as exc:
         print(f"cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
@@ -66,7 +67,6 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 def _cmd_selfplay(args: argparse.Namespace) -> int:
     """Bot against bot over TLS on loopback; non-zero if any audit fails."""
     import tempfile
-    from pathlib import Path
 
     import trio
 
@@ -148,7 +148,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
     if args.max_games is not None:
         return _host_many(args, config, seed)
 
-    async def main_task() -> object:
+    async def main_task() -> None:
         async with trio.open_nursery() as nursery:
             hosting = await nursery.start(_host_and_report, config,
                                           bot_runner(seed, args.bot_delay))
@@ -347,7 +347,8 @@ def _duration(text: str) -> int:
             return int(float(text[:-1]) * units[text[-1]])
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a duration like 90s, 15m or 1h")
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a duration like 90s, 15m or 1h") from None
 
 
 def _seconds(text: str) -> float:
@@ -458,7 +459,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_rule_options(play)
     play.set_defaults(func=_cmd_play)
     start = sub.add_parser("start", help="the start screen: play the bot, host or join")
-    start.add_argument("--ascii", action="store_true", help="no colour: marks drawn as plain text, for any terminal")
+    start.add_argument("--ascii", action="store_true",
+                       help="no colour: marks drawn as plain text, for any terminal")
     start.set_defaults(func=_cmd_start)
     selfplay = sub.add_parser("selfplay", help="bot against bot over TLS on loopback")
     selfplay.add_argument("--games", type=int, default=1)

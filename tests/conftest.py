@@ -18,7 +18,6 @@ from collections.abc import Iterable, Mapping
 import pytest
 
 from p2pgotg.net.transcript_file import TranscriptFile
-
 from p2pgotg.rules import (
     FULL_SET,
     Game,
@@ -50,7 +49,7 @@ def setup_with(side: Side, placed: Mapping[str, Rank], empty: Iterable[str] = ()
     free = [sq for sq in order if sq not in fixed and sq not in blank]
     assert len(free) >= len(fill), "not enough free home squares"
     placement = dict(fixed)
-    placement.update(zip(free, fill))
+    placement.update(zip(free, fill, strict=False))  # (more squares than pieces)
     return Setup(side, placement)
 
 

@@ -17,13 +17,11 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
 from protocol.conformance.cases import CASES
 from protocol.conformance.harness import names_rule
 from protocol.conformance.runner import select_cases
+
+ROOT = Path(__file__).resolve().parents[1]  # (pytest puts it on sys.path: pyproject.toml)
 
 HOST_CMD = (f"{shlex.quote(sys.executable)} -m p2pgotg host --bot --bind 127.0.0.1 "
             "--port {port} {options}")
@@ -40,6 +38,7 @@ def run_runner(tmp_path: Path, *args: str, host_cmd: str = HOST_CMD
     return proc, (json.loads(report.read_text()) if report.exists() else None)
 
 
+@pytest.mark.slow
 def test_every_case_passes_against_p2pgotg(tmp_path):
     proc, report = run_runner(tmp_path, "--jobs", "2")
     assert report is not None, proc.stderr

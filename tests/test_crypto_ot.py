@@ -244,7 +244,7 @@ def test_ranges_and_lengths() -> None:
     with pytest.raises(OTError, match="15 messages"):
         sender_ciphertexts(y, S, R, GAME, 0, DISTINCT[:14])
     with pytest.raises(OTError, match="32 bytes"):
-        sender_ciphertexts(y, S, R, GAME, 0, DISTINCT[:14] + [b"short"])
+        sender_ciphertexts(y, S, R, GAME, 0, [*DISTINCT[:14], b"short"])
     with pytest.raises(OTError, match="15 ciphertexts"):
         receiver_decrypt(xa, S, R, GAME, 0, 1, e + e[:1])
     with pytest.raises(OTError, match="5 token commitments"):
@@ -350,7 +350,7 @@ VECTORS = json.loads(VECTORS_PATH.read_text()) if VECTORS_PATH.exists() else {}
 
 
 def test_the_vector_file_is_what_the_package_makes() -> None:
-    assert VECTORS == json.loads(json.dumps(make_vectors()))
+    assert json.loads(json.dumps(make_vectors())) == VECTORS
 
 
 # A textbook edwards25519 (RFC 8032, section 5.1) in plain integers, for the vectors only.
@@ -453,11 +453,12 @@ def test_vectors_against_the_textbook() -> None:
         assert s["P"] == P.hex()
         k = H(b"p2pgotg/ot-key/v1", game, nb, S_b, R_b, bytes([i]), P)
         assert s["k"] == k.hex()
-        assert s["e"] == bytes(a ^ b for a, b in zip(tokens[i % 5], k)).hex()
+        assert s["e"] == bytes(a ^ b for a, b in zip(tokens[i % 5], k, strict=True)).hex()
     # the receiver's side: its P is slot c's, and it opens to token c mod 5, outcome 4
     assert v["receiver"]["P_choice"] == v["slots"][c - 1]["P"]
     k_c = H(b"p2pgotg/ot-key/v1", game, nb, S_b, R_b, bytes([c]), x(v["receiver"]["P_choice"]))
-    assert v["decrypted"] == bytes(a ^ b for a, b in zip(x(v["slots"][c - 1]["e"]), k_c)).hex()
+    e_c = x(v["slots"][c - 1]["e"])
+    assert v["decrypted"] == bytes(a ^ b for a, b in zip(e_c, k_c, strict=True)).hex()
     assert v["decrypted"] == tokens[c % 5].hex() and v["outcome"] == c % 5 == 4
 
 

@@ -7,6 +7,7 @@ whose connection drops comes back to its own game, not to a new one.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import random
 from pathlib import Path
@@ -15,8 +16,8 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pgotg.net.faultproxy import CUT, FaultProxy, Plan, fixed_plans
 from p2pgotg.net.bot_worker_client import open_bot_worker
+from p2pgotg.net.faultproxy import CUT, FaultProxy, Plan, fixed_plans
 from p2pgotg.net.hosting import HostConfig
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
@@ -327,6 +328,7 @@ async def test_a_resent_joiner_hello_finds_its_game_among_several_waiting(tmp_pa
     assert multi._find(unknown_id).number == 2  # (an older joiner: one waits, it is that)
 
 
+@pytest.mark.slow
 def test_the_many_game_host_command_plays_through_its_worker_and_leaves_none_behind(tmp_path):
     # `p2pgotg host --bot --max-games 2 --games-total 2` and two `p2pgotg join --bot`, as
     # separate processes: the host's bots think in its worker process, both games end
@@ -357,10 +359,8 @@ def test_the_many_game_host_command_plays_through_its_worker_and_leaves_none_beh
         assert code is not None, out.read_text()
         children: list[int] = []
         for task in Path(f"/proc/{host.pid}/task").glob("*"):  # (any thread may start it)
-            try:
+            with contextlib.suppress(OSError):  # (a thread that ended meanwhile)
                 children += [int(c) for c in (task / "children").read_text().split()]
-            except OSError:
-                pass  # (a thread that ended meanwhile)
         workers = [c for c in children
                    if b"p2pgotg.net.bot_worker" in Path(f"/proc/{c}/cmdline").read_bytes()]
         assert len(workers) == 1

@@ -149,6 +149,7 @@ def unfinished(path: Path) -> bool:
     return replay(parse(path.read_bytes())).finding is Finding.UNFINISHED
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("victim", [JOINER, HOST])
 async def test_sigkill_mid_game_then_the_same_command_resumes(tmp_path, capsys, victim):
     port = free_port()

@@ -153,7 +153,7 @@ def test_the_belief_depends_only_on_what_the_view_shows():
     white, black = Setup.random(W, rng), Setup.random(B, rng)
     ranks = list(black.ranks)
     rng.shuffle(ranks)
-    other = Setup(B, dict(zip(black.squares, ranks)))
+    other = Setup(B, dict(zip(black.squares, ranks, strict=True)))
     a = Belief(Game.for_player(white, black.squares), W)
     b = Belief(Game.for_player(white, other.squares), W)
     assert a.probs == b.probs and a.domain == b.domain

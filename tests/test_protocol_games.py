@@ -65,7 +65,7 @@ def test_open_challenge_declares_both_ranks_to_both_sides() -> None:
     assert challenges, "a random game has challenges"
     joiner_view = [e for e in pair.events[JOINER] if isinstance(e, MovePlayed)
                    and e.record.result is not None]
-    for a, b in zip(challenges, joiner_view):
+    for a, b in zip(challenges, joiner_view, strict=True):
         assert a.attacker_rank is not None and a.defender_rank is not None
         assert (a.attacker_rank, a.defender_rank, a.record) == (
             b.attacker_rank, b.defender_rank, b.record)

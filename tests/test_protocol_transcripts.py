@@ -14,7 +14,7 @@ import pytest
 
 from p2pgotg.cli import main
 from p2pgotg.net.transcript_file import TranscriptFile
-from p2pgotg.protocol import HOST, Finding, parse, replay
+from p2pgotg.protocol import HOST, Finding, TranscriptError, parse, replay
 from p2pgotg.protocol.pair import Pair
 
 ROOT = Path(__file__).parent.parent / "protocol" / "transcripts"
@@ -69,6 +69,7 @@ def test_a_transcript_file_is_owner_only_and_verifies(tmp_path: Path) -> None:
     assert replay(parse(path.read_bytes())).finding is Finding.CLEAN
 
 
+@pytest.mark.slow
 def test_flipping_any_byte_of_an_honest_transcript_fails_verify(tmp_path: Path) -> None:
     data = _short_game(tmp_path).read_bytes()
     rng = random.Random(1)
@@ -77,8 +78,7 @@ def test_flipping_any_byte_of_an_honest_transcript_fails_verify(tmp_path: Path) 
         flipped[i] ^= 1 << rng.randrange(8)
         try:
             finding = replay(parse(bytes(flipped))).finding
-        except Exception as exc:  # parse errors are TranscriptError: a clear "cannot read"
-            assert type(exc).__name__ == "TranscriptError", exc
+        except TranscriptError:  # a clear "cannot read"; anything else fails the test
             continue
         assert finding is not Finding.CLEAN, f"flip at byte {i} went unnoticed"
 
@@ -86,19 +86,19 @@ def test_flipping_any_byte_of_an_honest_transcript_fails_verify(tmp_path: Path) 
 def test_verify_exit_codes_from_the_command_line(tmp_path: Path) -> None:
     path = _short_game(tmp_path)
     run = [sys.executable, "-m", "p2pgotg", "verify"]
-    assert subprocess.run(run + [str(path)], capture_output=True).returncode == 0
-    cheat = subprocess.run(run + [str(ROOT / "attacker-lies.gtr")], capture_output=True,
+    assert subprocess.run([*run, str(path)], capture_output=True).returncode == 0
+    cheat = subprocess.run([*run, str(ROOT / "attacker-lies.gtr")], capture_output=True,
                            text=True)
     assert cheat.returncode == 1 and "false-opening" in cheat.stdout
-    missing = subprocess.run(run + [str(tmp_path / "nope.gtr")], capture_output=True, text=True)
+    missing = subprocess.run([*run, str(tmp_path / "nope.gtr")], capture_output=True, text=True)
     assert missing.returncode == 2 and "cannot read" in missing.stderr
     assert "Traceback" not in missing.stderr
     (tmp_path / "junk.gtr").write_bytes(b"\x00\x00\x00\x05hello")
-    junk = subprocess.run(run + [str(tmp_path / "junk.gtr")], capture_output=True, text=True)
+    junk = subprocess.run([*run, str(tmp_path / "junk.gtr")], capture_output=True, text=True)
     assert junk.returncode == 2 and "Traceback" not in junk.stderr
     data = path.read_bytes()
     (tmp_path / "torn.gtr").write_bytes(data[:-3])
-    torn = subprocess.run(run + [str(tmp_path / "torn.gtr")], capture_output=True, text=True)
+    torn = subprocess.run([*run, str(tmp_path / "torn.gtr")], capture_output=True, text=True)
     assert torn.returncode == 2 and "cut short" in torn.stdout
 
 

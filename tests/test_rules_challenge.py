@@ -68,9 +68,9 @@ def _table() -> dict[tuple[Rank, Rank], ChallengeResult]:
     header, rows = lines[0], lines[1:]
     assert len(header) == 15 and len(rows) == 15
     table = {}
-    for attacker, row in zip(COLUMNS, rows):
+    for attacker, row in zip(COLUMNS, rows, strict=True):
         assert len(row) == 16, row
-        for defender, letter in zip(COLUMNS, row[1:]):
+        for defender, letter in zip(COLUMNS, row[1:], strict=True):
             table[attacker, defender] = _LETTER[letter]
     return table
 

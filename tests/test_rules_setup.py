@@ -283,15 +283,18 @@ def test_format_of_a_parsed_formation_normalises_the_text(side: Side) -> None:
         ("\n".join([" ".join(["PVT"] * 9)] * 4), "found 4 rows"),
         ("", "found 0 rows"),
         (
-            "PVT PVT PVT PVT PVT PVT SPY SPY FLG\nSGT 2LT 1LT CPT MAJ LTC COL 1*\n2* 3* 4* 5* . . . . .",
+            "PVT PVT PVT PVT PVT PVT SPY SPY FLG\nSGT 2LT 1LT CPT MAJ LTC COL 1*\n"
+            "2* 3* 4* 5* . . . . .",
             "row 2 has 8 cells, it needs 9",
         ),
         (
-            "PVT PVT PVT PVT PVT PVT SPY SPY FLG .\nSGT 2LT 1LT CPT MAJ LTC COL 1* .\n2* 3* 4* 5* . . . . .",
+            "PVT PVT PVT PVT PVT PVT SPY SPY FLG .\nSGT 2LT 1LT CPT MAJ LTC COL 1* .\n"
+            "2* 3* 4* 5* . . . . .",
             "row 1 has 10 cells, it needs 9",
         ),
         (
-            "PVT PVT PVT PVT PVT PVT SPY SPY FLG\nSGT 2LT 1LT CPT MAJ LTC COL 1* XYZ\n2* 3* 4* 5* . . . . .",
+            "PVT PVT PVT PVT PVT PVT SPY SPY FLG\nSGT 2LT 1LT CPT MAJ LTC COL 1* XYZ\n"
+            "2* 3* 4* 5* . . . . .",
             "unknown rank code 'XYZ'",
         ),
     ],
@@ -304,7 +307,8 @@ def test_bad_formation_text(side: Side, text: str, needle: str) -> None:
 
 @pytest.mark.parametrize("side", SIDES)
 def test_formation_with_a_wrong_set_is_an_invalid_setup(side: Side) -> None:
-    text = "PVT PVT PVT PVT PVT PVT PVT SPY FLG\nSGT 2LT 1LT CPT MAJ LTC COL 1* .\n2* 3* 4* 5* . . . . ."
+    text = ("PVT PVT PVT PVT PVT PVT PVT SPY FLG\nSGT 2LT 1LT CPT MAJ LTC COL 1* .\n"
+            "2* 3* 4* 5* . . . . .")
     parse_formation(side, text)  # the notation is fine ...
     with pytest.raises(InvalidSetupError, match=r"7 x Private"):
         Setup.from_formation(side, text)  # ... the set is not

@@ -187,7 +187,7 @@ def test_the_end_screen_explains_every_blind_challenge_with_both_ranks() -> None
     assert records and len(lines) == len(records)
     # each line's ranks give the result the rules give (chapter 1's table)
     codes = {rank.code: rank for rank in Rank}
-    for line, record in zip(lines, records):
+    for line, record in zip(lines, records, strict=True):
         pair_text = line.split()[3].rstrip(":")
         attacker, defender = (codes[c] for c in pair_text.split(">"))
         assert resolve_challenge(attacker, defender) is record.result

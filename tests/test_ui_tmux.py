@@ -82,6 +82,7 @@ def forward_move(screen: str) -> str:
     raise AssertionError(f"no forward move found on:\n{screen}")
 
 
+@pytest.mark.slow
 def test_play_against_the_bot_in_a_terminal(tmp_path: Path) -> None:
     tmux = Tmux(tmp_path / "tmux.sock")
     home = tmp_path / "home"
@@ -137,6 +138,7 @@ def _command(home: Path, args: str) -> str:
             f"{shlex.quote(sys.executable)} -m p2pgotg {args}; echo EXITED $?; sleep 30")
 
 
+@pytest.mark.slow
 def test_two_terminals_play_each_other(tmp_path: Path) -> None:
     """`p2pgotg host` in one terminal, `p2pgotg join CODE` in another."""
     tmux = Tmux(tmp_path / "tmux.sock")

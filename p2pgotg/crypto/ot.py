@@ -280,4 +280,5 @@ def check_sender(
         got = _messages(ciphertexts, "ciphertexts")
     except OTError:
         return False
-    return equal(S_seed, S) and all(equal(a, b) for a, b in zip(expected, got))
+    return equal(S_seed, S) and len(expected) == len(got) and all(
+        equal(a, b) for a, b in zip(expected, got, strict=True))

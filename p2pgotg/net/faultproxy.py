@@ -18,11 +18,13 @@ connections faulty, so a game played through the proxy can always finish.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import socket
 import struct
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import trio
 
@@ -73,12 +75,12 @@ def random_plans(
     random number of bytes in `after`; every connection gets the same `delay` and drip."""
 
     def plan(index: int, rng: random.Random) -> Plan:
-        common = {"delay": delay, "drip": drip, "drip_interval": drip_interval,
+        common: dict[str, Any] = {"delay": delay, "drip": drip, "drip_interval": drip_interval,
                   "stall_for": stall_for}
         if index >= faults:
-            return Plan(**common)  # type: ignore[arg-type]
+            return Plan(**common)
         return Plan(fault=kinds[index % len(kinds)], after=rng.randint(*after),
-                    direction=rng.choice((UP, DOWN)), **common)  # type: ignore[arg-type]
+                    direction=rng.choice((UP, DOWN)), **common)
 
     return plan
 
@@ -204,10 +206,8 @@ class _Connection:
         if direction in self.eof_sent:
             return
         self.eof_sent.add(direction)
-        try:
+        with contextlib.suppress(trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             await self.streams[direction].send_eof()
-        except (trio.BrokenResourceError, trio.ClosedResourceError, OSError):
-            pass
 
     async def _stall_limit(self) -> None:
         await self.stalled.wait()
@@ -217,11 +217,9 @@ class _Connection:
     async def _close(self, abort: bool) -> None:
         for stream in (self.streams[UP], self.streams[DOWN]):
             if abort:  # a reset, as when a network path dies, not a polite FIN
-                try:
+                with contextlib.suppress(OSError):
                     stream.socket.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER,
                                              struct.pack("ii", 1, 0))
-                except OSError:
-                    pass
             with trio.CancelScope(shield=True):
                 await stream.aclose()
         self.log.closed = True

@@ -7,6 +7,7 @@ listening; the same joiner (same secret, same game id) picks the game up where i
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import secrets
 from collections.abc import Callable
@@ -231,8 +232,6 @@ def awaits_joiner_hello(session: GameSession) -> bool:
 async def refuse(channel: FramedChannel, reason: str) -> None:
     """Tell the joiner why it is turned away (an `error` frame, best effort) and hang up."""
     with trio.move_on_after(2):
-        try:
+        with contextlib.suppress(NetError):
             await channel.send(control("error", reason=reason))
-        except NetError:
-            pass
     await channel.aclose()

@@ -116,7 +116,7 @@ class Invite:
     def to_bytes(self) -> bytes:
         """The binary layout, check included."""
         kind, address = _normalize_address(self.address)
-        if kind == KIND_IPV4 or kind == KIND_IPV6:
+        if kind in (KIND_IPV4, KIND_IPV6):
             packed = ipaddress.ip_address(address).packed
         else:
             packed = bytes([len(address)]) + address.encode("ascii")

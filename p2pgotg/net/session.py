@@ -8,6 +8,7 @@ other side has not seen (each side says how many of the other's messages it hold
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import math
 from collections.abc import Callable
@@ -81,7 +82,7 @@ def parse_control(frame: bytes) -> dict[str, Any] | None:
         value = msgpack.unpackb(frame, raw=False, strict_map_key=True, max_bin_len=65536,
                                 max_str_len=65536, max_array_len=64, max_map_len=16,
                                 max_ext_len=0)
-    except Exception:  # any decoding error: not a control frame; the protocol will judge
+    except Exception:  # noqa: BLE001  (any undecodable frame is a game message to judge)
         return None
     if isinstance(value, dict) and isinstance(value.get("ctl"), str):
         return value
@@ -212,7 +213,7 @@ class GameSession:
             first: dict[str, bytes] = {"join": self.join_secret}
             if self.listen_port:
                 first["port"] = self.listen_port.to_bytes(2, "big")
-            self.file.append([("secrets", first)] + self._buffer)
+            self.file.append([("secrets", first), *self._buffer])
             self._buffer = []
 
     async def durable(self) -> None:
@@ -386,9 +387,9 @@ class GameSession:
                     theirs = self.clocks.deadline(them, now)
                     if theirs is not None:
                         dues.append((theirs, "time"))
-            elif flow.phase is Phase.AUDIT and self._audit_since is not None:
-                if me in flow.audits and them not in flow.audits:
-                    dues.append((self._audit_since + self.limits.audit, "abandoned"))
+            elif flow.phase is Phase.AUDIT and self._audit_since is not None \
+                    and me in flow.audits and them not in flow.audits:
+                dues.append((self._audit_since + self.limits.audit, "abandoned"))
             deadline = math.inf
             for due, reason in sorted(dues):
                 due = max(due, grace_end)
@@ -401,10 +402,8 @@ class GameSession:
                     await self._retime.wait()
 
     def _claim(self, reason: str) -> None:
-        try:
+        with contextlib.suppress(LocalProtocolError):  # the game ended in the meantime
             self.perform(lambda p: p.claim_forfeit(reason))
-        except LocalProtocolError:
-            pass  # the game ended in the meantime
 
     def claim_abandonment(self) -> None:
         """The peer stayed away past the limit: claim the game (recorded, and sent if it

@@ -10,6 +10,7 @@ thread: a many-game host must not stall every game while one disk flush complete
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterable
 from pathlib import Path
@@ -106,10 +107,9 @@ class TranscriptFile:
         token = trio.lowlevel.current_trio_token()
 
         def deliver(result: Outcome[None]) -> None:  # (on the worker thread)
-            try:
+            # (the program is ending: `close` flushes what is left)
+            with contextlib.suppress(trio.RunFinishedError):
                 token.run_sync_soon(self._flushed, target, done, result)
-            except trio.RunFinishedError:
-                pass  # the program is ending; `close` flushes what is left
 
         trio.lowlevel.start_thread_soon(self._fsync_unless_closed, deliver)
 

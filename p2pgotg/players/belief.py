@@ -213,7 +213,7 @@ class Belief:
         their_back = back_row(self.side)  # the opponent's own back row: our target row
         target_row = back_row(opp)  # the row the opponent's flag must reach
         weights: list[float | None] = []
-        for piece, dom in zip(self.pieces, self.domain):
+        for piece, dom in zip(self.pieces, self.domain, strict=True):
             weight = None
             if dom & 1 and dom != 1:
                 sq = view.square_of(piece)
@@ -239,7 +239,7 @@ class Belief:
         rows: list[list[float]] = []  # the distinct prior rows of the uncertain pieces
         row_of_prior: dict[tuple[int, float | None], int] = {}
         active: list[int] = []  # for each uncertain piece, in piece order: its row in `rows`
-        for dom, weight in zip(self.domain, flag_weights):
+        for dom, weight in zip(self.domain, flag_weights, strict=True):
             if dom & (dom - 1) == 0:  # certain
                 rank = dom.bit_length() - 1
                 remaining[rank] = max(remaining[rank] - 1, 0)
@@ -254,8 +254,10 @@ class Belief:
             active.append(index)
         for _ in range(iterations):
             rows = [_normalised(row) for row in rows]
-            totals = [sum(col) for col in zip(*[rows[i] for i in active])]
-            factors = [n / t if n > 0 and t > 0 else 1.0 for n, t in zip(remaining, totals)]
+            totals = [sum(col) for col in zip(*[rows[i] for i in active], strict=True)]
+            # (no uncertain piece left: no totals, so no factors, as before the check)
+            factors = [n / t if n > 0 and t > 0 else 1.0
+                       for n, t in zip(remaining, totals, strict=False)]
             rows = [list(map(mul, row, factors)) for row in rows]
         rows = [_normalised(row) for row in rows]
         probs: list[list[float]] = []

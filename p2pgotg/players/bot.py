@@ -462,6 +462,7 @@ class Bot:
     def _flag_doomed(self, pos: _Position, moves: list[Move]) -> bool:
         for move in moves:
             flag_sq = pos.flag_sq
+            assert flag_sq is not None  # (asked only when the flag is known)
             if move.from_square == flag_sq:
                 if move.to_square in pos.enemy_at:
                     continue  # the flag challenging: it only wins against the flag

@@ -94,7 +94,7 @@ def generated_formation(rng: random.Random) -> Grid:
 
     rest = officers + [Rank.PRIVATE] * bag_privates
     rng.shuffle(rest)
-    for cell, rank in zip(sorted(free), rest):
+    for cell, rank in zip(sorted(free), rest, strict=False):
         put(cell, rank)
     return grid
 

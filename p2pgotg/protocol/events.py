@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from p2pgotg.protocol.verdict import Verdict
 from p2pgotg.rules import Move, PlyRecord, Rank, RuleOptions, Side, Termination
 
 
@@ -52,7 +53,7 @@ class ChallengeStarted(Event):
 
     role: str
     move: Move
-    attacker_rank: Rank
+    attacker_rank: Rank | None  # None in a blind challenge: no rank is declared
 
 
 @dataclass(frozen=True)
@@ -105,5 +106,3 @@ class AuditReceived(Event):
 class AuditCompleted(Event):
     verdict: Verdict
 
-
-from p2pgotg.protocol.verdict import Verdict

@@ -605,7 +605,7 @@ class GameFlow:
                                f"{len(self.transcript)}",
                                index=len(self.transcript))
         self.phase = Phase.DONE
-        return events + [AuditCompleted(self.verdict)]
+        return [*events, AuditCompleted(self.verdict)]
 
     def _on_reply(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
         pending = self.pending
@@ -788,7 +788,7 @@ class GameFlow:
         keys = {}
         for role in ROLES:
             y, S = ot.sender_keypair(self.audits[role][2])
-            if S != self.reveals[role].ot:
+            if self.reveals[role].ot != S:
                 return (role, "blind-sender-key", "the OT key S is not the one its seed gives",
                         self._reveal_index[role])
             keys[role] = y, S
@@ -841,9 +841,9 @@ class GameFlow:
         if public is not None and public.termination is Termination.FLAG_REACHED_BACK_RANK:
             assert public.winner is not None
             flag = next(p for p in full.pieces(public.winner) if full.rank_of(p) is Rank.FLAG)
-            problem = full.flag_claim_problem(public.winner, flag)
-            if problem:
-                return (self.role_of(public.winner), "false-flag-claim", problem,
+            claim_problem = full.flag_claim_problem(public.winner, flag)
+            if claim_problem:
+                return (self.role_of(public.winner), "false-flag-claim", claim_problem,
                         len(self.transcript) - 1)
         return None
 

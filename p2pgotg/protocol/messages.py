@@ -50,13 +50,13 @@ def _str(n: int) -> Callable[[Any], str]:
 
 def _one_of(*values: str) -> Callable[[Any], str]:
     def check(v: Any) -> str:
-        if v not in values:
+        if not isinstance(v, str) or v not in values:
             raise WireError(f"must be one of {', '.join(values)}")
         return v
     return check
 
 
-def _map(v: Any) -> dict:
+def _map(v: Any) -> dict[str, Any]:
     if not isinstance(v, dict):
         raise WireError("must be a map")
     return v

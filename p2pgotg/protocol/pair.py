@@ -7,11 +7,14 @@ import hashlib
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import key_from_seed
 from p2pgotg.protocol import HOST, JOINER, Peer
 from p2pgotg.protocol.events import Event
-from p2pgotg.rules import RuleOptions, Setup
+from p2pgotg.rules import Rank, RuleOptions, Setup
 
 TLS_FP = hashlib.sha256(b"test certificate").digest()
 
@@ -82,8 +85,7 @@ class Pair:
                 mover.resign()
                 self.deliver()
                 break
-            flag = next((p for p in view.pieces(view.turn)
-                         if view.rank_of(p) is not None and view.rank_of(p).name == "FLAG"),
+            flag = next((p for p in view.pieces(view.turn) if view.rank_of(p) is Rank.FLAG),
                         None)
             if flag is not None and view.flag_claim_problem(view.turn, flag) is None:
                 mover.claim_flag(flag)
@@ -92,9 +94,9 @@ class Pair:
             self.deliver()
 
 
-def forge(peer: Peer, type_: str, fields: dict, *, seq: int | None = None,
+def forge(peer: Peer, type_: str, fields: dict[str, Any], *, seq: int | None = None,
           prev: bytes | None = None, ack: bytes | None = None, game: bytes | None = None,
-          key=None, record: bool = False) -> bytes:
+          key: Ed25519PrivateKey | None = None, record: bool = False) -> bytes:
     """A message signed by `peer`'s key (or `key`) saying whatever a cheater wants,
     with correct chain fields unless told otherwise. With `record`, the cheater's own chain
     state counts the message as sent (without checking it), so later messages follow it."""
@@ -130,7 +132,7 @@ def push_unchecked(peer: Peer, data: bytes) -> None:
     peer.flow.transcript.append((peer.role, data))
 
 
-def tamper(peer: Peer, data: bytes, **changes) -> bytes:
+def tamper(peer: Peer, data: bytes, **changes: Any) -> bytes:
     """Re-sign one of `peer`'s messages with some fields changed (what a cheater would
     send instead of what its honest code produced)."""
     from p2pgotg.protocol.envelope import Envelope, seal

@@ -12,7 +12,7 @@ from __future__ import annotations
 import secrets as _secrets
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -46,8 +46,10 @@ from p2pgotg.rules import ChallengeMode, Game, Move, Piece, Rank, RuleOptions, S
 
 RandBytes = Callable[[int], bytes]
 
-#: A transcript record: ("secrets", {name: value}) or ("msg", role, envelope bytes).
-Record = tuple
+#: A transcript record: the owner's secrets, or one signed message as it travelled.
+SecretsRecord = tuple[Literal["secrets"], dict[str, bytes]]
+MessageRecord = tuple[Literal["msg"], str, bytes]  # ("msg", sender's role, envelope bytes)
+Record = SecretsRecord | MessageRecord
 
 
 @dataclass
@@ -283,7 +285,7 @@ class Peer:
                 if "ranks" in values:
                     side = Side.WHITE if values["squares"][0] < 27 else Side.BLACK
                     setup = Setup(side, {sq: Rank(r) for sq, r in
-                                         zip(values["squares"], values["ranks"])})
+                                         zip(values["squares"], values["ranks"], strict=True)})
                     salts = tuple(values["salts"][i * 32:(i + 1) * 32] for i in range(21))
                     peer._own = _OwnSetup(setup, salts, values["seed"])
             elif record[0] == "msg":
@@ -316,7 +318,7 @@ class Peer:
         return [piece_commitment(self._gid, self.public_key, pid, int(rank), own.salts[pid])
                 for pid, rank in enumerate(own.setup.ranks)]
 
-    def _opening(self, pid: int) -> list:
+    def _opening(self, pid: int) -> list[int | bytes]:
         if self._own is None or not 0 <= pid < 21:
             raise LocalProtocolError("no such piece of ours")
         return [int(self._own.setup.ranks[pid]), self._own.salts[pid]]
@@ -362,10 +364,10 @@ class Peer:
             attacker = game.piece_at(pending.move.from_square)
             assert attacker is not None
             rank = own.setup.ranks[attacker.pid]
-            S = flow.reveals[self.peer_role].ot
-            assert S is not None
+            S_peer = flow.reveals[self.peer_role].ot
+            assert S_peer is not None
             x = ot.receiver_scalar(own.seed, pending.n)
-            token = ot.receiver_decrypt(x, S, pending.point, gid, pending.n, int(rank) + 1,
+            token = ot.receiver_decrypt(x, S_peer, pending.point, gid, pending.n, int(rank) + 1,
                                         pending.cts)
             outcome = ot.find_outcome(gid, pending.n, token, pending.commits)
             if outcome is None or outcome not in possible_outcomes(rank):

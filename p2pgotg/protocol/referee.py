@@ -58,10 +58,10 @@ def replay(transcript: Transcript) -> Report:
         return Report(Finding.UNREADABLE, None, flow, problem)
     if transcript.torn_tail:
         return Report(Finding.UNREADABLE, None, flow, "the last record is cut short")
-    verdict = flow.conclusion()
-    if verdict is None:
+    conclusion = flow.conclusion()
+    if conclusion is None:
         return Report(Finding.UNFINISHED, None, flow, f"the game is in phase {flow.phase.value}")
-    return Report(Finding.CLEAN if verdict.clean else Finding.VIOLATION, verdict, flow)
+    return Report(Finding.CLEAN if conclusion.clean else Finding.VIOLATION, conclusion, flow)
 
 
 def _owner_consistency(transcript: Transcript, flow: GameFlow) -> str:

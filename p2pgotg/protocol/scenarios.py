@@ -15,10 +15,12 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any, TypeVar
 
 from p2pgotg.crypto import ot, piece_commitment, seed_commitment, setup_hash
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.errors import RemoteProtocolError
+from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.flow import HOST, JOINER, outcome_index
 from p2pgotg.protocol.pair import Pair, forge, tamper
 from p2pgotg.protocol.peer import Peer
@@ -26,6 +28,7 @@ from p2pgotg.protocol.transcript import encode_header, encode_record
 from p2pgotg.rules import (
     FULL_SET,
     ChallengeMode,
+    Game,
     Move,
     Rank,
     RuleOptions,
@@ -66,7 +69,10 @@ def _to_play(seed: int, options: RuleOptions | None = None) -> Pair:
     return pair
 
 
-def _play_until(pair: Pair, rng: random.Random, want: Callable[[Peer], object]) -> object:
+_T = TypeVar("_T")
+
+
+def _play_until(pair: Pair, rng: random.Random, want: Callable[[Peer], _T | None]) -> _T:
     """Random legal play until `want(side to move)` returns something truthy."""
     for _ in range(3000):
         mover = pair.host if pair.host.my_turn else pair.joiner
@@ -79,6 +85,30 @@ def _play_until(pair: Pair, rng: random.Random, want: Callable[[Peer], object]) 
         if pair.host.flow.is_over:
             raise RuntimeError("the game ended before the scenario's moment came")
     raise RuntimeError("the scenario's moment never came")
+
+
+def _side(peer: Peer) -> Side:
+    """The side `peer` plays (the scenarios ask only once the coin has decided it)."""
+    assert peer.side is not None, "the coin has not been tossed yet"
+    return peer.side
+
+
+def _view(peer: Peer) -> Game:
+    """`peer`'s view of the game (the scenarios ask only once play has begun)."""
+    assert peer.view is not None, "play has not begun yet"
+    return peer.view
+
+
+def _own_rank_on(peer: Peer, square: int) -> Rank:
+    """The rank of `peer`'s own piece on `square`."""
+    piece, setup = _view(peer).piece_at(square), peer.own_setup
+    assert piece is not None and setup is not None
+    return setup.ranks[piece.pid]
+
+
+def _cheater(peer: Peer) -> CheatingPeer:
+    assert isinstance(peer, CheatingPeer), "the scenario made this peer a cheater"
+    return peer
 
 
 def _a_challenge(peer: Peer) -> Move | None:
@@ -100,7 +130,7 @@ def honest_resignation(seed: int) -> Result:
     rng = random.Random(seed)
     for _ in range(6):
         mover = pair.host if pair.host.my_turn else pair.joiner
-        mover.move(rng.choice(mover.view.legal_moves))  # type: ignore[union-attr]
+        mover.move(rng.choice(_view(mover).legal_moves))
         pair.deliver()
     pair.joiner.resign()
     pair.deliver()
@@ -128,7 +158,8 @@ def change_options(seed: int) -> Result:
     pair.deliver()
     pair.joiner.accept()
     (hello,) = pair.joiner.data_to_send()
-    options = dict(pair.host.options.to_dict())  # type: ignore[union-attr]
+    assert pair.host.options is not None
+    options = dict(pair.host.options.to_dict())
     options["flag_rule"] = "immediate"
     return _deliver_one(pair, pair.joiner, tamper(pair.joiner, hello, options=options))
 
@@ -142,16 +173,16 @@ def change_setup_after_commit(seed: int) -> Result:
     pair.joiner.accept()
     pair.deliver()
     rng = random.Random(seed)
-    pair.joiner.commit_setup(Setup.random(pair.joiner.side, rng))  # type: ignore[arg-type]
+    pair.joiner.commit_setup(Setup.random(_side(pair.joiner), rng))
     pair.deliver()
-    pair.host.commit_setup(Setup.random(pair.host.side, rng))  # type: ignore[arg-type]
+    pair.host.commit_setup(Setup.random(_side(pair.host), rng))
     for data in pair.host.data_to_send():  # the host's commitment and reveal
         pair.joiner.receive(data)
     (reveal,) = pair.joiner.data_to_send()  # the joiner's honest reveal, now it saw the host's
     body = Envelope.decode(reveal).body()
-    squares = bytes(sorted(home_squares(pair.joiner.side)[:21]))  # type: ignore[arg-type]
+    squares = bytes(sorted(home_squares(_side(pair.joiner))[:21]))
     if squares == body["squares"]:
-        squares = bytes(sorted(home_squares(pair.joiner.side)[6:]))  # type: ignore[arg-type]
+        squares = bytes(sorted(home_squares(_side(pair.joiner))[6:]))
     return _deliver_one(pair, pair.joiner, tamper(pair.joiner, reveal, squares=squares))
 
 
@@ -181,10 +212,10 @@ def setup_outside_home(seed: int) -> Result:
     assert side is not None
     home = list(home_squares(side))
     forward = 27 if side is Side.WHITE else 44  # a square in front of the home rows
-    squares = sorted(home[:20] + [forward])
+    squares = sorted([*home[:20], forward])
     commit, packed, _ = _forged_setup(pair, cheater, squares, list(FULL_SET))
     honest.receive(commit)
-    honest.commit_setup(Setup.random(honest.side, random.Random(seed)))  # type: ignore[arg-type]
+    honest.commit_setup(Setup.random(_side(honest), random.Random(seed)))
     commit_h, _reveal_h = honest.data_to_send()
     cheater.receive(commit_h)
     reveal = forge(cheater, "setup_reveal", {"squares": packed[:21],
@@ -200,7 +231,7 @@ def reveal_before_commit(seed: int) -> Result:
     pair.joiner.accept()
     pair.deliver()
     cheater = pair.joiner
-    setup = Setup.random(cheater.side, random.Random(seed))  # type: ignore[arg-type]
+    setup = Setup.random(_side(cheater), random.Random(seed))
     cheater.commit_setup(setup)
     (commit,) = cheater.data_to_send()
     pair.host.receive(commit)
@@ -219,7 +250,7 @@ def attacker_lies(seed: int) -> Result:
     rng = random.Random(seed)
     move = _play_until(pair, rng, _a_challenge)
     cheater = pair.host if pair.host.my_turn else pair.joiner
-    cheater.move(move)  # type: ignore[arg-type]
+    cheater.move(move)
     (honest_move,) = cheater.data_to_send()
     body = Envelope.decode(honest_move).body()
     rank, salt = body["open"]
@@ -233,7 +264,7 @@ def defender_lies(seed: int) -> Result:
     move = _play_until(pair, rng, _a_challenge)
     attacker = pair.host if pair.host.my_turn else pair.joiner
     cheater = pair.peer(attacker.peer_role)
-    attacker.move(move)  # type: ignore[arg-type]
+    attacker.move(move)
     for data in attacker.data_to_send():
         cheater.receive(data)
     reply = cheater.data_to_send()[0]  # (its audit may follow, if the reply ended the game)
@@ -248,7 +279,8 @@ def false_flag_claim(seed: int) -> Result:
     setup = cheater.own_setup
     assert setup is not None and cheater.view is not None
     flag_pid = setup.ranks.index(Rank.FLAG)
-    opening = [flag_pid, int(Rank.FLAG), cheater._own.salts[flag_pid]]  # type: ignore[union-attr]
+    assert cheater._own is not None
+    opening = [flag_pid, int(Rank.FLAG), cheater._own.salts[flag_pid]]
     return _deliver_one(pair, cheater, forge(cheater, "claim_flag", {"claim": opening}))
 
 
@@ -270,9 +302,9 @@ def move_out_of_turn(seed: int) -> Result:
     cheater = pair.joiner if pair.host.my_turn else pair.host
     view = cheater.view
     assert view is not None
-    own = cheater.side
+    own = _side(cheater)
     src, dst = next(
-        (s, n) for p in view.pieces(own)  # type: ignore[arg-type]
+        (s, n) for p in view.pieces(own)
         if (s := view.square_of(p)) is not None
         for n in _neighbours(s) if view.piece_at(n) is None
     )
@@ -304,7 +336,8 @@ def drop_a_message(seed: int) -> Result:
     assert view is not None
     move = view.legal_moves[0]
     data = forge(cheater, "move", {"ply": view.ply, "from": move.from_square,
-                                   "to": move.to_square}, seq=cheater.flow.next_seq(cheater.role) + 1)
+                                   "to": move.to_square},
+                   seq=cheater.flow.next_seq(cheater.role) + 1)
     return _deliver_one(pair, cheater, data)
 
 
@@ -375,10 +408,10 @@ def wrong_composition(seed: int) -> Result:
     squares = sorted(home_squares(side)[:21])
     fake = object.__new__(Setup)  # a setup the honest code would never build
     object.__setattr__(fake, "side", side)
-    object.__setattr__(fake, "placement", dict(zip(squares, ranks)))
+    object.__setattr__(fake, "placement", dict(zip(squares, ranks, strict=True)))
     cheater.commit_setup(fake)
     pair.deliver()
-    honest.commit_setup(Setup.random(honest.side, random.Random(seed)))  # type: ignore[arg-type]
+    honest.commit_setup(Setup.random(_side(honest), random.Random(seed)))
     pair.deliver()
     honest.resign()
     resign, _honest_audit = honest.data_to_send()
@@ -405,7 +438,7 @@ def stall_on_challenge(seed: int) -> Result:
     move = _play_until(pair, rng, _a_challenge)
     attacker = pair.host if pair.host.my_turn else pair.joiner
     cheater = pair.peer(attacker.peer_role)
-    attacker.move(move)  # type: ignore[arg-type]
+    attacker.move(move)
     for data in attacker.data_to_send():
         cheater.receive(data)
     cheater.data_to_send()  # the reply it withholds
@@ -456,7 +489,7 @@ class CheatingPeer(Peer):
         return ot.receiver_choose(self._own.seed, len(self.flow.blind_log), S,
                                   int(self.fake_rank) + 1)[1]
 
-    def _blind_duty(self) -> list:
+    def _blind_duty(self) -> list[Event]:
         pending, own = self.flow.pending, self._own
         assert own is not None
         if pending is not None and pending.attacker == self.role and pending.cts:
@@ -510,10 +543,10 @@ def _blind_challenge_by(pair: Pair, attacker_role: str, seed: int) -> Move:
         view = peer.view
         if peer.role != attacker_role or view is None:
             return None
-        return next((m for m in view.legal_moves if view.is_challenge(m) and view.rank_of(
-            view.piece_at(m.from_square)) is not Rank.FLAG), None)  # type: ignore[arg-type]
+        return next((m for m in view.legal_moves if view.is_challenge(m)
+                     and _own_rank_on(peer, m.from_square) is not Rank.FLAG), None)
 
-    return _play_until(pair, rng, want)  # type: ignore[return-value]
+    return _play_until(pair, rng, want)
 
 
 def _finish_blind(pair: Pair, honest: Peer) -> Result:
@@ -529,9 +562,9 @@ def _host_attacks_garbled(seed: int, chosen: bool) -> Pair:
     pair = _blind_pair(seed, JOINER)
     move = _blind_challenge_by(pair, HOST, seed)
     host = pair.host
-    rank = host.own_setup.ranks[host.view.piece_at(move.from_square).pid]  # type: ignore
+    rank = _own_rank_on(host, move.from_square)
     slot = int(rank) + 1
-    pair.joiner.garble_slot = slot if chosen else (15 if slot != 15 else 1)  # type: ignore
+    _cheater(pair.joiner).garble_slot = slot if chosen else (15 if slot != 15 else 1)
     host.move(move)
     pair.deliver()
     return pair
@@ -559,15 +592,15 @@ def blind_wrong_outcome(seed: int) -> Result:
         if peer.role != HOST or view is None or mine is None:
             return None
         return next((m for m in view.legal_moves if view.is_challenge(m)
-                     and mine.rank_of(mine.piece_at(m.to_square)) is not Rank.FLAG  # type: ignore
-                     and view.rank_of(view.piece_at(m.from_square)) is not Rank.FLAG),  # type: ignore
+                     and _own_rank_on(joiner, m.to_square) is not Rank.FLAG
+                     and _own_rank_on(peer, m.from_square) is not Rank.FLAG),
                     None)
 
     move = _play_until(pair, rng, want)
-    pair.joiner.rotate_outcomes = True  # type: ignore[attr-defined]
+    _cheater(pair.joiner).rotate_outcomes = True
     pair.host.move(move)
     pair.deliver()
-    pair.joiner.rotate_outcomes = False  # type: ignore[attr-defined]
+    _cheater(pair.joiner).rotate_outcomes = False
     if pair.host.flow.is_over:
         return Result(pair.host, None)
     return _finish_blind(pair, pair.host)
@@ -577,12 +610,12 @@ def blind_attacker_other_rank(seed: int) -> Result:
     """The attacker asks for the slot of a rank it does not have."""
     pair = _blind_pair(seed, JOINER)
     move = _blind_challenge_by(pair, JOINER, seed)
-    joiner = pair.joiner
-    rank = joiner.own_setup.ranks[joiner.view.piece_at(move.from_square).pid]  # type: ignore
-    joiner.fake_rank = Rank.SPY if rank != Rank.SPY else Rank.PRIVATE  # type: ignore
+    joiner = _cheater(pair.joiner)
+    rank = _own_rank_on(joiner, move.from_square)
+    joiner.fake_rank = Rank.SPY if rank != Rank.SPY else Rank.PRIVATE
     joiner.move(move)
     pair.deliver()
-    joiner.fake_rank = None  # type: ignore[attr-defined]
+    joiner.fake_rank = None
     if pair.host.flow.is_over:
         return Result(pair.host, None)
     return _finish_blind(pair, pair.host)
@@ -605,7 +638,7 @@ def blind_replayed_point(seed: int) -> Result:
     rng = random.Random(seed)
     first = _play_until(pair, rng, _a_challenge)
     attacker = pair.host if pair.host.my_turn else pair.joiner
-    attacker.move(first)  # type: ignore[arg-type]
+    attacker.move(first)
     used = Envelope.decode(attacker.flow.senders[attacker.role].envelopes[-1]).body()["ot_r"]
     pair.deliver()
     while not pair.host.flow.is_over:
@@ -617,7 +650,7 @@ def blind_replayed_point(seed: int) -> Result:
             data = forge(mover, "move", {"ply": view.ply, "from": challenge.from_square,
                                          "to": challenge.to_square, "ot_r": used})
             return _deliver_one(pair, mover, data)
-        mover.move(rng.choice(mover.view.legal_moves))  # type: ignore[union-attr]
+        mover.move(rng.choice(_view(mover).legal_moves))
         pair.deliver()
     raise RuntimeError("no second challenge came")
 
@@ -630,8 +663,8 @@ def blind_invalid_point(seed: int) -> Result:
     view = attacker.view
     assert view is not None
     small_order = bytes(32)  # encodes a point of order 4
-    data = forge(attacker, "move", {"ply": view.ply, "from": move.from_square,  # type: ignore
-                                    "to": move.to_square, "ot_r": small_order})  # type: ignore
+    data = forge(attacker, "move", {"ply": view.ply, "from": move.from_square,
+                                    "to": move.to_square, "ot_r": small_order})
     return _deliver_one(pair, attacker, data)
 
 
@@ -749,7 +782,7 @@ def _blind_honest(seed: int) -> Result:
     return Result(pair.host, None)
 
 
-def write_transcripts(outdir: Path, seed: int = 1) -> dict[str, dict]:
+def write_transcripts(outdir: Path, seed: int = 1) -> dict[str, dict[str, Any]]:
     """Write each scenario's honest-side transcript and a manifest of expected verdicts."""
     outdir.mkdir(parents=True, exist_ok=True)
     manifest = {}

@@ -20,7 +20,8 @@ from p2pgotg.protocol.wire import WireError, pack, unpack
 
 FORMAT = 1
 MAX_RECORD = 128 * 1024
-_SECRET_FIELDS = {"join": 16, "port": 2, "coin": 32, "squares": 21, "ranks": 21, "salts": 21 * 32, "seed": 32}
+_SECRET_FIELDS = {"join": 16, "port": 2, "coin": 32, "squares": 21, "ranks": 21,
+                  "salts": 21 * 32, "seed": 32}
 
 
 class TranscriptError(ValueError):

@@ -17,7 +17,8 @@ class WireError(ValueError):
 
 
 def pack(value: Any) -> bytes:
-    return msgpack.packb(value, use_bin_type=True)
+    data: bytes = msgpack.packb(value, use_bin_type=True)
+    return data
 
 
 def unpack(data: bytes) -> Any:

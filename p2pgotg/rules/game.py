@@ -59,6 +59,15 @@ class PlyRecord:
     lost_flag: Side | None = None  # whose flag left the board in this challenge
 
 
+#: A position for the chasing rule: what stands on each square, and the side to move.
+PositionKey = tuple[tuple[Piece | None, ...], Side]
+#: What `pop` restores (see `Game._snapshot`).
+_Snapshot = tuple[
+    list[Piece | None], dict[Piece, int], dict[Piece, int], Side, int, int, int, int,
+    Outcome | None,
+]
+
+
 @dataclass
 class _State:
     board: list[Piece | None]
@@ -68,7 +77,7 @@ class _State:
     ply: int = 0
     eliminated: list[Piece] = field(default_factory=list)
     records: list[PlyRecord] = field(default_factory=list)
-    positions: list[tuple] = field(default_factory=list)
+    positions: list[PositionKey] = field(default_factory=list)
     outcome: Outcome | None = None
 
 
@@ -106,7 +115,7 @@ class Game:
                 where[piece] = sq
         self._s = _State(board=board, where=where, arrived={p: 0 for p in where})
         self._s.positions.append(self._key())
-        self._undo: list[tuple] = []
+        self._undo: list[_Snapshot] = []
         self._check_stuck()
 
     # -- construction -------------------------------------------------------------------
@@ -365,7 +374,7 @@ class Game:
         del s.eliminated[n_elim:], s.records[n_records:], s.positions[n_positions:]
         return taken
 
-    def _snapshot(self) -> tuple:
+    def _snapshot(self) -> _Snapshot:
         """What `pop` needs: copies of the small mutable parts, lengths of the append-only
         lists (cheap, so long games and bot searches stay linear)."""
         s = self._s
@@ -414,12 +423,12 @@ class Game:
                 raise IllegalMoveError(f"{rank.display_name} is not a flag")
         if a_rank is Rank.FLAG and result is ChallengeResult.BOTH_ELIMINATED:
             raise IllegalMoveError("a flag never splits")
-        if a_rank is Rank.FLAG and result is ChallengeResult.DEFENDER_WINS:
-            if lost_flag is not attacker.side:
-                raise IllegalMoveError("the attacking flag lost, so its side lost its flag")
-        if a_rank is Rank.FLAG and result is ChallengeResult.ATTACKER_WINS:
-            if lost_flag is not defender.side:
-                raise IllegalMoveError("a flag wins only against the flag, so that flag is lost")
+        if a_rank is Rank.FLAG and result is ChallengeResult.DEFENDER_WINS \
+                and lost_flag is not attacker.side:
+            raise IllegalMoveError("the attacking flag lost, so its side lost its flag")
+        if a_rank is Rank.FLAG and result is ChallengeResult.ATTACKER_WINS \
+                and lost_flag is not defender.side:
+            raise IllegalMoveError("a flag wins only against the flag, so that flag is lost")
         return result, lost_flag
 
     def _apply(self, record: PlyRecord) -> None:
@@ -507,7 +516,7 @@ class Game:
         board[move.from_square], board[move.to_square] = None, piece
         return (tuple(board), s.turn.other) in s.positions
 
-    def _key(self) -> tuple:
+    def _key(self) -> PositionKey:
         return (tuple(self._s.board), self._s.turn)
 
     # -- claims and agreed endings ------------------------------------------------------

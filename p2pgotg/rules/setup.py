@@ -40,7 +40,7 @@ class Setup:
         if problems:
             raise InvalidSetupError("invalid setup: " + "; ".join(problems))
 
-    def __reduce__(self) -> tuple:
+    def __reduce__(self) -> tuple[type[Setup], tuple[Side, dict[int, Rank]]]:
         """Pickled as its side and placement (validated again when loaded)."""
         return (Setup, (self.side, dict(self.placement)))
 
@@ -65,7 +65,7 @@ class Setup:
     def random(cls, side: Side, rng: random.Random) -> Setup:
         """A uniformly random valid setup."""
         squares = rng.sample(home_squares(side), PIECES_PER_SIDE)
-        return cls(side, dict(zip(squares, FULL_SET)))
+        return cls(side, dict(zip(squares, FULL_SET, strict=True)))
 
 
 def setup_problems(side: Side, placement: Mapping[int, Rank]) -> list[str]:

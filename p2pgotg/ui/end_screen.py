@@ -4,6 +4,7 @@ the signed record of the game is saved."""
 
 from __future__ import annotations
 
+import contextlib
 import textwrap
 
 from p2pgotg.protocol import Peer
@@ -27,10 +28,9 @@ def revealed_setups(peer: Peer) -> dict[Side, Setup]:
         side = flow.side_of(them)
         ranks = flow.audits[them][0]
         squares = flow.reveals[them].squares
-        try:
-            out[side] = Setup(side, {sq: Rank(r) for sq, r in zip(squares, ranks)})
-        except (RulesError, ValueError):
-            pass  # a broken setup: the verdict says so; show what we know
+        # (a broken setup: the verdict says so; show what we know)
+        with contextlib.suppress(RulesError, ValueError):
+            out[side] = Setup(side, {sq: Rank(r) for sq, r in zip(squares, ranks, strict=True)})
     return out
 
 
@@ -58,7 +58,8 @@ def _code(game: Game, piece: Piece) -> str:
 
 
 def title(state: AppState) -> str:
-    return "Game over" + (f" - you played {state.side.display_name}" if state.side is not None else "")
+    played = f" - you played {state.side.display_name}" if state.side is not None else ""
+    return "Game over" + played
 
 
 def headline(state: AppState) -> Fragments:
@@ -76,7 +77,8 @@ def headline(state: AppState) -> Fragments:
     winner_side = peer.flow.side_of(winner) if winner is not None and peer.flow.white else None
     won = None if winner is None else winner == peer.role
     head = result_headline(winner_side, side, state.opponent)
-    return [("class:heading", f" {head}"), ("class:strong", f": {how_it_ended(termination, won)}.\n")]
+    return [("class:heading", f" {head}"),
+            ("class:strong", f": {how_it_ended(termination, won)}.\n")]
 
 
 def board_text(state: AppState) -> Fragments:
@@ -136,7 +138,7 @@ def panel_text(state: AppState) -> Fragments:
         return out
     complete = len(revealed_setups(peer)) == 2
     what = "Starting setups" if state.end_view_setups else "Final position"
-    out: Fragments = [("class:heading", what), ("", "\n")]
+    out = [("class:heading", what), ("", "\n")]
     out.append(("class:dim", "every rank revealed\n" if complete
                 else "their ranks were never opened\n"))
     out.append(("class:dim", "(s: show the " +

@@ -9,6 +9,7 @@ wakes a trio task that folds it into the state and redraws (`app.invalidate()`).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import tempfile
 import time
@@ -116,10 +117,8 @@ class Controller:
                 self.state.warn(explain(exc))
             self.invalidate()
 
-        try:
+        with contextlib.suppress(trio.RunFinishedError):
             token.run_sync_soon(guarded)
-        except trio.RunFinishedError:
-            pass
 
     # -- inside trio -----------------------------------------------------------------------
 

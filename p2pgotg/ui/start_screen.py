@@ -18,7 +18,8 @@ def body(state: AppState) -> Fragments:
         ("", "\n"),
         ("class:heading", "  What would you like to do?\n\n"),
         ("class:strong", "   1  "), ("", "Play against the bot\n\n"),
-        ("class:strong", "   2  "), ("", "Host a game: you get an invite code to give a friend\n\n"),
+        ("class:strong", "   2  "),
+        ("", "Host a game: you get an invite code to give a friend\n\n"),
         ("class:strong", "   3  "), ("", "Join a game: type the invite code a friend gave you\n\n"),
         ("class:strong", "   q  "), ("", "Quit\n\n\n"),
         ("class:dim", ("  Hosting here uses the standard rules; for others (clocks, the\n"

@@ -9,6 +9,7 @@ runner then starts the case again). Rule names are SPEC.md's (2.3, 2.4, 2.7, 2.9
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import random
 import re
@@ -302,7 +303,7 @@ async def setup_outside_home(ctx: Ctx) -> str:
     side, gid, key = j.side, j.gid, j.peer.public_key
     home = sorted(home_squares(side))
     forward = 27 if side is Side.WHITE else 44  # just in front of the home rows
-    squares = bytes(sorted(home[:20] + [forward]))
+    squares = bytes(sorted([*home[:20], forward]))
     salts = [bytes([i]) * 32 for i in range(21)]
     commits = [piece_commitment(gid, key, pid, int(r), salts[pid])
                for pid, r in enumerate(FULL_SET)]
@@ -481,7 +482,7 @@ async def oversized(ctx: Ctx) -> str:
     await j.conn.send_raw((65536 + 1).to_bytes(4, "big"))  # the length alone, no body
     said = ""
     deadline = trio.current_time() + 3.0
-    try:
+    with contextlib.suppress(Closed):
         while True:
             frame = await j.conn.receive(deadline - trio.current_time())
             if frame is None:
@@ -490,8 +491,6 @@ async def oversized(ctx: Ctx) -> str:
             ctl = parse_control(frame)
             if ctl is not None and ctl["ctl"] == "error":
                 said = f"error frame {ctl.get('reason')!r}; "
-    except Closed:
-        pass
     ok = await ctx.rejoin(j)
     verdict = await j.finish()
     return (f"{said}connection closed at once; resumed (host held {ok['have']} of ours); "
@@ -644,13 +643,12 @@ async def wrong_composition(ctx: Ctx) -> str:
     ranks[ranks.index(Rank.PRIVATE)] = Rank.GENERAL_OF_THE_ARMY
     fake = object.__new__(Setup)  # a setup the honest code would never build
     object.__setattr__(fake, "side", side)
-    object.__setattr__(fake, "placement", dict(zip(sorted(home_squares(side))[:21], ranks)))
+    squares = sorted(home_squares(side))[:21]
+    object.__setattr__(fake, "placement", dict(zip(squares, ranks, strict=True)))
     j.peer.commit_setup(fake)
     await j.play(in_phase(Phase.PLAY), policy=silent)
-    try:
+    with contextlib.suppress(LocalProtocolError):
         j.peer.resign()  # our own Peer refuses to send the audit of such a setup
-    except LocalProtocolError:
-        pass
     await j.send_honest(j.peer.data_to_send())  # the resignation
     own = j.own
     await j.send_cheat(j.forge("audit", {"ranks": bytes(own.setup.ranks),

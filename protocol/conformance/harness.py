@@ -14,6 +14,7 @@ feeding the host's messages to its `Peer` and only watches the wire.
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import math
 import os
@@ -232,10 +233,8 @@ class HostProcess:
         """Kill the host's process group (whatever state it is in) and reap it."""
         if self.proc is None:
             return
-        try:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.proc.pid, signal.SIGKILL)
-        except (ProcessLookupError, PermissionError):
-            pass
         with trio.move_on_after(10) as scope:
             scope.shield = True
             await self.proc.wait()
