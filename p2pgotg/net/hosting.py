@@ -29,6 +29,7 @@ from p2pgotg.net.session import (
     SessionError,
     check_control,
     control,
+    lost_words,
     unwrap,
 )
 from p2pgotg.net.tls import (
@@ -99,8 +100,10 @@ async def host_game(
             with trio.fail_after(config.limits.handshake):
                 hi = check_control(await channel.receive(), "hi")
         except (trio.TooSlowError, NetError, SessionError) as exc:
-            on_status(f"a connection was refused: {exc or 'no greeting in time'}")
-            await refuse(channel, f"no valid greeting: {exc or 'too slow'}")
+            reason = ("no greeting in time" if isinstance(exc, trio.TooSlowError)
+                      else lost_words(exc) if isinstance(exc, NetError) else str(exc))
+            on_status(f"a connection was refused: {reason}")
+            await refuse(channel, f"no valid greeting: {reason}")
             return
         secret, wanted, have = hi.get("secret"), hi.get("game"), hi.get("have", 0)
         if not isinstance(secret, bytes) or not hmac.compare_digest(secret, join_secret):
@@ -169,7 +172,7 @@ async def host_game(
             with me.scope:
                 await current.run_connection(channel, have)
         except (NetError, SessionError) as exc:
-            on_status(f"connection lost: {exc}")
+            on_status(lost_words(exc, current))
         finally:
             live.remove(me)
             me.gone.set()

@@ -3,6 +3,7 @@ with the join secret, play, and reconnect until the game is done or the host is 
 
 from __future__ import annotations
 
+import math
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -12,7 +13,12 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import equal
-from p2pgotg.net.errors import NetError, PinMismatchError
+from p2pgotg.net.errors import (
+    ConnectFailedError,
+    HandshakeTimeoutError,
+    NetError,
+    PinMismatchError,
+)
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.games import resume_session, unfinished_games
 from p2pgotg.net.invite import Invite
@@ -23,7 +29,9 @@ from p2pgotg.net.session import (
     Link,
     SessionError,
     hello_frame,
+    lost_words,
     receive_control,
+    unwrap,
 )
 from p2pgotg.net.tls import certificate_fingerprint, open_pinned_connection, peer_certificate
 from p2pgotg.protocol import HOST, JOINER, Peer
@@ -36,6 +44,14 @@ class JoinConfig:
     save_dir: Path
     limits: Limits = field(default_factory=Limits)
     resume: bool = True
+    #: A new game whose host never answered: stop trying after this many seconds.
+    give_up: float = 60.0
+
+
+def no_answer_words(invite: Invite) -> str:
+    """What to tell a joiner whose host does not answer (nothing ever connected)."""
+    return (f"no host answers at {invite.address}:{invite.port} (is it running? is this the "
+            "code of this game?)")
 
 
 async def join_game(
@@ -46,7 +62,8 @@ async def join_game(
     on_session: Callable[[GameSession], None] = lambda s: None,
 ) -> GameSession:
     """Play the invite's game to its end and return the session. Raises SessionError for
-    what retrying cannot fix (wrong pin, wrong secret, busy host, another version)."""
+    what retrying cannot fix (wrong pin, wrong secret, busy host, another version, no host
+    answering a new game's invite for `config.give_up` seconds)."""
     invite, limits = config.invite, config.limits
     session: GameSession | None = None
     if config.resume:
@@ -58,49 +75,88 @@ async def join_game(
     delay = limits.retry[0]
     fatal: SessionError | None = None  # raised once the nursery is closed, not inside it
     box: list[GameSession | None] = [session]
-    async with _closed_at_exit(box), trio.open_nursery() as nursery:
-        if session is not None:
-            on_session(session)
-            nursery.start_soon(run_seat, session)
-        while session is None or not session.finished:
-            try:
-                await _one_connection(config, box, nursery, run_seat, on_status, on_session)
-                delay = limits.retry[0]
-            except PinMismatchError as exc:
-                fatal = SessionError(
-                    f"{exc.user_message}: this is not the host of the invite, or the code "
-                    "was mistyped; nothing was sent")
-                break
-            except SessionError as exc:
-                if exc.fatal:
-                    fatal = exc
-                    break
-                on_status(f"connection lost: {exc}")
-            except NetError as exc:
-                on_status(f"connection lost: {exc}")
-            session = box[0]
-            if session is not None and session.finished:
-                break
-            if session is not None and session.peer.flow.game_id is None:
-                session = box[0] = None  # the handshake never finished: start afresh
+    started = trio.current_time()
+    answered = session is not None  # (a resumed game: its host answered once)
+    try:
+        async with _closed_at_exit(box), trio.open_nursery() as nursery:
             if session is not None:
-                session.link = Link.RECONNECTING
-                if session.away_since is None:
-                    session.away_since = trio.current_time()
-                if trio.current_time() - session.away_since > limits.abandon:
-                    if not session.done:
-                        on_status("the host stayed away too long: claiming the game")
-                    session.claim_abandonment()  # (nothing to claim when the game is done)
+                on_session(session)
+                nursery.start_soon(run_seat, session)
+            while session is None or not session.finished:
+                try:
+                    await _one_connection(config, box, nursery, run_seat, on_status,
+                                          on_session)
+                    delay = limits.retry[0]
+                except PinMismatchError as exc:
+                    fatal = SessionError(
+                        f"{exc.user_message}: this is not the host of the invite, or the "
+                        "code was mistyped; nothing was sent")
                     break
-            await trio.sleep(delay)
-            delay = min(delay * 2, limits.retry[1])
-        nursery.cancel_scope.cancel()
+                except SessionError as exc:
+                    answered = True
+                    if exc.fatal:
+                        fatal = exc
+                        break
+                    on_status(lost_words(exc, box[0]))
+                except (ConnectFailedError, HandshakeTimeoutError) as exc:
+                    if not answered:
+                        left = started + config.give_up - trio.current_time()
+                        if left <= 0:
+                            fatal = SessionError(
+                                f"{no_answer_words(invite)}: gave up after "
+                                f"{config.give_up:g} s. Check that the host is running and "
+                                "shows this code, then run the same command again")
+                            break
+                        await _count_down(on_status, no_answer_words(invite), delay, left)
+                        delay = min(delay * 2, limits.retry[1])
+                        continue
+                    on_status(lost_words(exc, box[0]))
+                except NetError as exc:
+                    answered = True
+                    on_status(lost_words(exc, box[0]))
+                session = box[0]
+                if session is not None and session.finished:
+                    break
+                if session is not None and session.peer.flow.game_id is None:
+                    if session.peer_left:
+                        fatal = SessionError("the host left before the game began: ask "
+                                             "for a new invite code")
+                        break
+                    session = box[0] = None  # the handshake never finished: start afresh
+                if session is not None:
+                    session.link = Link.RECONNECTING
+                    if session.away_since is None:
+                        session.away_since = trio.current_time()
+                    if trio.current_time() - session.away_since > limits.abandon:
+                        if not session.done:
+                            on_status("the host stayed away too long: claiming the game")
+                        session.claim_abandonment()  # (nothing to claim when it is done)
+                        break
+                await trio.sleep(delay)
+                delay = min(delay * 2, limits.retry[1])
+            nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:  # (a SessionError from a task: raised as itself)
+        raise unwrap(group) from None
     if session is not None:
         session.close()
     if fatal is not None:
         raise fatal
     assert session is not None
     return session
+
+
+async def _count_down(on_status: Callable[[str], None], words: str, delay: float,
+                      left: float) -> None:
+    """Wait `delay` seconds before the next try, saying each second how long is left
+    before giving up (`left` seconds from now)."""
+    now = trio.current_time()
+    give_up, end = now + left, now + min(delay, left)
+    while True:
+        now = trio.current_time()
+        on_status(f"{words}; trying again, giving up in {max(0, math.ceil(give_up - now))} s")
+        if now >= end:
+            return
+        await trio.sleep(min(1.0, end - now))
 
 
 @asynccontextmanager
@@ -152,12 +208,28 @@ async def _one_connection(
             peer = Peer(JOINER, config.key, fingerprint)
             session = box[0] = GameSession(peer, config.save_dir, invite.secret, limits)
             on_session(session)
+            nursery.start_soon(_refuse_our_own_key, session)
             nursery.start_soon(run_seat, session)
         on_status("connected to the host")
         await session.run_connection(channel, peer_has)
     finally:
         with trio.move_on_after(2):
             await channel.aclose()
+
+
+OWN_KEY_WORDS = (
+    "the host signs with your own identity key: both seats of a game need keys of their "
+    "own. Join from another account, or set P2PGOTG_HOME to another folder for this seat")
+
+
+async def _refuse_our_own_key(session: GameSession) -> None:
+    """The protocol needs two distinct keys: when the host's hello carries ours, say so at
+    once instead of waiting on an accept that can never be sent."""
+    hellos = session.peer.flow.hellos
+    while HOST not in hellos:
+        await session.wait_changed()
+    if equal(hellos[HOST]["key"], session.peer.public_key):
+        raise SessionError(OWN_KEY_WORDS)
 
 
 def _host_awaits_our_hello(session: GameSession, ok: dict, peer_has: int) -> bool:

@@ -34,11 +34,13 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.net.errors import IdentityFileError
-from p2pgotg.net.tls import make_certificate
+from p2pgotg.net.tls import make_certificate, public_key_pin
 
 APP = "p2pgotg"
 HOME_ENV = "P2PGOTG_HOME"
 IDENTITY_FILE = "identity.pem"
+#: The identity of a second seat on this account: joining a game this account hosts.
+SECOND_SEAT_FILE = "identity-second-seat.pem"
 TLS_FILE = "tls.pem"
 # Re-issue the TLS certificate (same key, same pin) when it has less than this left.
 RENEW_BEFORE = datetime.timedelta(days=30)
@@ -85,6 +87,19 @@ def load_or_create_identity(path: Path | str | None = None) -> Ed25519PrivateKey
         if data is None:
             raise IdentityFileError(f"{path} vanished while it was being created")
     return _parse_key(path, data)
+
+
+def identity_for_joining(invite_pin: bytes) -> Ed25519PrivateKey:
+    """The identity to join an invite with: the usual one, unless the invite's host is this
+    account itself (its TLS pin is ours: two terminals, one account). Then a second key of
+    its own, kept beside the first, because the two sides of a game must sign with two
+    different keys; the same choice is made again on resume, so the saved game is found."""
+    tls_path = config_dir() / TLS_FILE
+    if _read(tls_path) is not None:
+        cert_pem, _ = load_or_create_tls_identity(tls_path)
+        if secrets.compare_digest(public_key_pin(cert_pem), invite_pin):
+            return load_or_create_identity(config_dir() / SECOND_SEAT_FILE)
+    return load_or_create_identity()
 
 
 def load_or_create_tls_identity(path: Path | str | None = None) -> tuple[bytes, bytes]:

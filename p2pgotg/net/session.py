@@ -34,6 +34,9 @@ from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.flow import HOST, JOINER
 
 SESSION_VERSION = 1
+#: Why a side says it is leaving (the `leave` control frame): the joiner declined the host's
+#: rules, or the player quit a game that can be resumed.
+LEAVE_REASONS = ("declined", "quit")
 Action = Callable[[Peer], list[Event]]
 
 
@@ -105,6 +108,7 @@ class GameSession:
     peer_said_bye: bool = False
     listen_port: int = 0  # the host's port, saved so that a resumed host listens there again
     peer_has: int = 0  # how many of our messages the peer said it holds (greeting, then bye)
+    peer_left: str | None = None  # the other side said it is going: one of LEAVE_REASONS
     on_done: Callable[[], None] | None = None  # called once, when the game becomes done
 
     def __post_init__(self) -> None:
@@ -209,7 +213,11 @@ class GameSession:
         gid = self.peer.flow.game_id
         if gid is not None:
             path = self.save_dir / f"{gid.hex()}.gtr"
-            self.file = TranscriptFile.create(path, self.peer.role, self.peer.public_key)
+            try:
+                self.file = TranscriptFile.create(path, self.peer.role, self.peer.public_key)
+            except FileExistsError:  # both seats on one account: the other seat's file
+                path = self.save_dir / f"{gid.hex()}-{self.peer.role}.gtr"
+                self.file = TranscriptFile.create(path, self.peer.role, self.peer.public_key)
             first: dict[str, bytes] = {"join": self.join_secret}
             if self.listen_port:
                 first["port"] = self.listen_port.to_bytes(2, "big")
@@ -313,6 +321,11 @@ class GameSession:
                     self.peer_has = have
                 self._notify()
                 return
+            if ctl["ctl"] == "leave":  # (a code, never text: nothing of the peer's is shown)
+                why = ctl.get("why")
+                self.peer_left = why if why in LEAVE_REASONS else "quit"
+                self._notify()
+                return
             if ctl["ctl"] == "error":
                 raise SessionError(f"the other player stopped: {ctl.get('reason', '?')}")
             return
@@ -411,9 +424,36 @@ class GameSession:
         if not self.done and self.peer.flow.game_id is not None:
             self._claim("abandoned")
 
+    async def leave(self, why: str, timeout: float = 2.0) -> None:
+        """Tell the other side we are going (`declined` its rules, or `quit`), so that it
+        can say so in words instead of seeing a dropped connection; best effort, waiting at
+        most `timeout` seconds for the frame to go out."""
+        assert why in LEAVE_REASONS
+        if self.link is not Link.CONNECTED or self.finished:
+            return
+        frame = control("leave", why=why)
+        self._outbox.append(frame)
+        self._wake_writer.set()
+        with trio.move_on_after(timeout):
+            while self.link is Link.CONNECTED and any(f is frame for f in self._outbox):
+                await trio.sleep(0.01)
+
     def close(self) -> None:
         if self.file is not None:
             self.file.close()
+
+
+def lost_words(exc: BaseException, session: GameSession | None = None) -> str:
+    """Why a connection ended, in words for the player: what the other side said when it
+    left, else the error's own user-facing summary (never a library's text)."""
+    if session is not None and session.peer_left == "declined":
+        return "the other player declined the rules"
+    if session is not None and session.peer_left == "quit":
+        return "the other player quit"
+    if isinstance(exc, NetError):
+        text = exc.summary().split(". ")[0].rstrip(".")
+        return f"connection lost: {text[:1].lower()}{text[1:]}"
+    return f"connection lost: {exc}"
 
 
 def unwrap(group: BaseExceptionGroup) -> BaseException:
@@ -467,7 +507,7 @@ async def receive_control(channel: FramedChannel, kind: str, timeout: float) -> 
     except trio.TooSlowError:
         raise SessionError("no answer in time", fatal=False) from None
     except NetError as exc:
-        raise SessionError(str(exc), fatal=False) from None
+        raise SessionError(lost_words(exc), fatal=False) from None
     return check_control(frame, kind)
 
 
