@@ -64,6 +64,45 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return int(report.finding)
 
 
+def _cmd_show(args: argparse.Namespace) -> int:
+    """Step through a finished game (in a terminal), or print it move by move."""
+    from p2pgotg.ui.review import Review, ReviewError
+
+    path = Path(args.file)
+    try:
+        review = Review.from_file(path)
+    except ReviewError as exc:
+        print(f"cannot show it: {exc}", file=sys.stderr)
+        return 2
+    if _has_terminal() and not args.text:
+        from p2pgotg.ui.runner import Launch, run_terminal
+
+        return run_terminal(None, Launch(review=path), ascii=args.ascii)
+    print(f"{path}: {review.options.describe()}")
+    for step in review.steps:
+        print(f"{step.text:<24}{step.explained}".rstrip())
+    print(f"{review.result}; {review.audit}")
+    return 0
+
+
+def _cmd_games(args: argparse.Namespace) -> int:
+    """List the saved games: unfinished first, each with the command that resumes it."""
+    from p2pgotg.net.games import games_dir
+    from p2pgotg.ui.saved_games import list_saved_games
+
+    folder = games_dir()
+    games = list_saved_games(folder)
+    if not games:
+        print(f"no saved games yet (they are kept in {folder})")
+        return 0
+    unfinished = sum(g.unfinished for g in games)
+    print(f"{len(games)} saved games in {folder}, {unfinished} unfinished:")
+    for game in games:
+        for line in game.lines():
+            print(line)
+    return 0
+
+
 def _cmd_selfplay(args: argparse.Namespace) -> int:
     """Bot against bot over TLS on loopback; non-zero if any audit fails."""
     import tempfile
@@ -265,7 +304,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
     from p2pgotg.net.games import games_dir
     from p2pgotg.net.invite import Invite
     from p2pgotg.net.joining import JoinConfig, join_game
-    from p2pgotg.net.paths import load_or_create_identity
+    from p2pgotg.net.paths import identity_for_joining
     from p2pgotg.net.session import SessionError
     from p2pgotg.selfplay import bot_runner
 
@@ -277,7 +316,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
         print(f"bad invite code: {exc.user_message}", file=sys.stderr)
         return 2
     try:
-        key = load_or_create_identity()
+        key = identity_for_joining(invite.pin)
     except NetError as exc:
         print(f"cannot load your key: {exc.user_message}", file=sys.stderr)
         return 2
@@ -373,6 +412,42 @@ def _positive(text: str) -> int:
     return value
 
 
+def _port(text: str) -> int:
+    """A TCP port: 1 to 65535, or 0 for any free one."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a port: use a number from 1 to 65535 (or 0 for any free port)")
+    return value
+
+
+def _bind_address(text: str) -> str:
+    """An address this computer has (a quick trial bind says whether it does)."""
+    import errno
+    import socket
+
+    try:
+        infos = socket.getaddrinfo(text, 0, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError):
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an address of this computer (it does not resolve): leave out "
+            "--bind to listen on all addresses") from None
+    for family, kind, proto, _, sockaddr in infos:
+        try:
+            with socket.socket(family, kind, proto) as probe:
+                probe.bind(sockaddr)
+            return text
+        except OSError as exc:
+            if exc.errno not in (errno.EADDRNOTAVAIL, errno.EAFNOSUPPORT):
+                return text  # (the address exists; the real listen will say what is wrong)
+    raise argparse.ArgumentTypeError(
+        f"this computer has no address {text}: leave out --bind to listen on all its "
+        "addresses, or give one it has (127.0.0.1 for this computer only)")
+
+
 def _options_from(args: argparse.Namespace):
     from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions
 
@@ -389,11 +464,21 @@ def _options_from(args: argparse.Namespace):
 def _add_rule_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("rule options (proposed by the host)")
     g.add_argument("--arbiter", choices=["open", "blind"], default="open",
-                   help="open: both ranks of a challenge are declared (default)")
+                   help="open (default): both ranks of a challenge are declared; blind: a "
+                   "two-party computation tells both players only who won, as an arbiter "
+                   "would")
     g.add_argument("--flag-rule", choices=["safe_or_survive", "always_survive", "immediate"],
-                   default="safe_or_survive", help="when a flag on the back rank wins")
-    g.add_argument("--two-squares", action="store_true", help="the two-squares rule")
-    g.add_argument("--chasing", action="store_true", help="the chasing rule")
+                   default="safe_or_survive",
+                   help="when a Flag that reaches the far back rank wins: safe_or_survive "
+                   "(default) at once if no enemy piece stands beside it, else once it has "
+                   "survived the opponent's next move; always_survive only once it has "
+                   "survived the opponent's next move; immediate at once")
+    g.add_argument("--two-squares", action="store_true",
+                   help="forbid moving one piece between the same two squares more than "
+                   "three turns in a row (off by default)")
+    g.add_argument("--chasing", action="store_true",
+                   help="forbid chasing: threatening the piece that just moved away from you "
+                   "again, when that repeats an earlier position (off by default)")
     g.add_argument("--clock", type=_duration, default=0, metavar="TIME",
                    help="each player's total time, e.g. 15m (default: none)")
     g.add_argument("--move-time", type=_duration, default=0, metavar="TIME",
@@ -418,13 +503,21 @@ def _add_seat_options(p: argparse.ArgumentParser, away: str) -> None:
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="p2pgotg", description="Game of the Generals, peer to peer, with no arbiter."
+        prog="p2pgotg", description="Game of the Generals, peer to peer, with no arbiter.",
+        epilog="Run p2pgotg with no command (or p2pgotg start) for the start screen: play "
+        "the bot, host, join, your saved games. Files live in ~/.config/p2pgotg (keys) and "
+        "~/.local/share/p2pgotg (games); set P2PGOTG_HOME=DIR to keep everything in DIR "
+        "instead (DIR/config, DIR/data). Each command has its own --help.",
     )
     parser.add_argument("--version", action="version", version=f"p2pgotg {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    demo = sub.add_parser("demo", help="random self-play in the rules engine")
-    demo.add_argument("--seed", type=int, default=None)
-    demo.add_argument("--max-moves", type=int, default=2000)
+    demo = sub.add_parser("demo", help="random moves in the rules engine, printed (no network)",
+                          description="Both sides play random legal moves in the rules "
+                          "engine alone; every move is printed, then the final board.")
+    demo.add_argument("--seed", type=int, default=None,
+                      help="the random seed, to repeat a game (default: a new one)")
+    demo.add_argument("--max-moves", type=_positive, default=2000, metavar="N",
+                      help="stop after N moves if the game has not ended (default: 2000)")
     demo.set_defaults(func=_cmd_demo)
     verify = sub.add_parser(
         "verify",
@@ -435,8 +528,10 @@ def build_parser() -> argparse.ArgumentParser:
     verify.add_argument("file")
     verify.set_defaults(func=_cmd_verify)
     host = sub.add_parser("host", help="host a game and print invite codes")
-    host.add_argument("--port", type=int, default=0, help="port to listen on (default: any)")
-    host.add_argument("--bind", default=None, help="address to listen on (default: all)")
+    host.add_argument("--port", type=_port, default=0,
+                      help="port to listen on, 1-65535 (default: any free port)")
+    host.add_argument("--bind", type=_bind_address, default=None, metavar="ADDRESS",
+                      help="an address of this computer to listen on (default: all)")
     _add_seat_options(host, away="the other player")
     host.add_argument("--max-games", type=_positive, default=None, metavar="N",
                       help="with --bot: host up to N games at once (one invite for all), "
@@ -446,7 +541,8 @@ def build_parser() -> argparse.ArgumentParser:
     _add_rule_options(host)
     host.set_defaults(func=_cmd_host)
     join = sub.add_parser("join", help="join a game by its invite code")
-    join.add_argument("code", help="the invite code the host printed")
+    join.add_argument("code", nargs="+", help="the invite code the host gave you (pasted as "
+                      "it came: line breaks, quotes and spaces do not matter)")
     _add_seat_options(join, away="the host")
     join.set_defaults(func=_cmd_join)
     play = sub.add_parser("play", help="play against the built-in bot in this terminal")
@@ -462,9 +558,31 @@ def build_parser() -> argparse.ArgumentParser:
     start.add_argument("--ascii", action="store_true",
                        help="no colour: marks drawn as plain text, for any terminal")
     start.set_defaults(func=_cmd_start)
-    selfplay = sub.add_parser("selfplay", help="bot against bot over TLS on loopback")
-    selfplay.add_argument("--games", type=int, default=1)
-    selfplay.add_argument("--seed", type=int, default=None)
+    show = sub.add_parser(
+        "show", help="review a finished game move by move",
+        description="Step through a finished game from its saved transcript (yours or the "
+        "other player's): both armies revealed, each challenge explained. Keys: Right/Left "
+        "step, PgDn/PgUp ten moves, Home/End, q quit. Without a terminal (or with --text) "
+        "the moves are printed instead. Exit 2 when the file cannot be shown, saying why.")
+    show.add_argument("file", help="a saved game (see: p2pgotg games)")
+    show.add_argument("--text", action="store_true", help="print the moves, no screen")
+    show.add_argument("--ascii", action="store_true",
+                      help="no colour: marks drawn as plain text, for any terminal")
+    show.set_defaults(func=_cmd_show)
+    games = sub.add_parser(
+        "games", help="list your saved games, unfinished first",
+        description="Your saved games, with the opponent, the date and the result; "
+        "unfinished ones first, each with the command that resumes it, finished ones with "
+        "the command that shows them.")
+    games.set_defaults(func=_cmd_games)
+    selfplay = sub.add_parser("selfplay", help="bot against bot over TLS on loopback",
+                              description="The bot plays itself over real TLS connections on "
+                              "this computer, with the full protocol and audit; exits 1 if "
+                              "any game's audit is not clean.")
+    selfplay.add_argument("--games", type=_positive, default=1, metavar="N",
+                          help="how many games to play, one after another (default: 1)")
+    selfplay.add_argument("--seed", type=int, default=None,
+                          help="the bots' random seed, to repeat games (default: a new one)")
     selfplay.add_argument("--save-dir", default=None,
                           help="where the transcripts go (default: a new temporary folder)")
     _add_rule_options(selfplay)
@@ -475,6 +593,10 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if isinstance(getattr(args, "code", None), list):
+        from p2pgotg.ui.start_screen import pasted_code
+
+        args.code = pasted_code(" ".join(args.code))
     if not hasattr(args, "func"):
         if args.command is None and _has_terminal():
             args.ascii = False
