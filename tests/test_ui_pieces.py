@@ -43,7 +43,8 @@ def test_each_side_sees_its_own_home_rows_at_the_bottom() -> None:
     black = _lines(game, Side.BLACK)
     assert black[0].startswith(" 1 ") and black[7].startswith(" 8 ")
     assert black[8].split() == list("ihgfedcba")
-    assert black[0].endswith("(FLG)") and black[7][3:8] == "  ?  "  # i8 bottom left
+    # an enemy rank is in lower case, whatever marks it (item: whose piece is it?)
+    assert black[0].endswith("(flg)") and black[7][3:8] == "  ?  "  # i8 bottom left
 
 
 def test_marks_are_text_so_they_read_without_colour() -> None:

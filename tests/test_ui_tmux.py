@@ -124,7 +124,7 @@ def test_play_against_the_bot_in_a_terminal(tmp_path: Path) -> None:
         assert "( ? )" in screen  # the opponent's pieces, ranks hidden
         print(screen)  # for the record (pytest -s)
         tmux.keys("C-q")
-        tmux.wait_for("the question", lambda s: "quit? A game against the bot" in s)
+        tmux.wait_for("the question", lambda s: "quit? The game is saved: p2pgotg play" in s)
         tmux.keys("y")
         screen = tmux.wait_for("the program to end", lambda s: "EXITED" in s)
         assert "EXITED 0" in screen and "Traceback" not in screen
@@ -172,6 +172,8 @@ def test_two_terminals_play_each_other(tmp_path: Path) -> None:
         tmux.wait_for("the chat", lambda s: "opp: hello there" in s, on=white)
         tmux.keys("resign", literal=True, to=black)
         tmux.keys("Enter", to=black)
+        tmux.wait_for("the question", lambda s: "resign this game?" in s, on=black)
+        tmux.keys("y", to=black)
         for name, head in ((white, "You win: they resigned."),
                            (black, "Your opponent wins: you resigned.")):
             screen = tmux.wait_for("the end screen", lambda s, h=head: h in s, on=name)

@@ -7,10 +7,11 @@ and a line of key hints. Screens are switched by `Condition`s on `state.screen`.
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Callable
 from typing import Any
 
-from prompt_toolkit.application import Application
+from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
@@ -31,8 +32,11 @@ from prompt_toolkit.output import ColorDepth, Output
 from p2pgotg.ui import (
     board,
     end_screen,
+    games_screen,
     lobby_screen,
     play_screen,
+    resume_screen,
+    review_screen,
     setup_screen,
     start_screen,
 )
@@ -43,12 +47,16 @@ from p2pgotg.ui.state import AppState, Screen
 from p2pgotg.ui.style import COLOUR, MONO
 
 TITLES = {
-    Screen.START: start_screen.title, Screen.LOBBY: lobby_screen.title,
+    Screen.START: start_screen.title, Screen.GAMES: games_screen.title,
+    Screen.REVIEW: review_screen.title, Screen.RESUME: resume_screen.title,
+    Screen.LOBBY: lobby_screen.title,
     Screen.ERROR: lobby_screen.title, Screen.SETUP: setup_screen.title,
     Screen.PLAY: play_screen.title, Screen.END: end_screen.title,
 }
 HINTS = {
-    Screen.START: start_screen.hints, Screen.LOBBY: lobby_screen.hints,
+    Screen.START: start_screen.hints, Screen.GAMES: games_screen.hints,
+    Screen.REVIEW: review_screen.hints, Screen.RESUME: resume_screen.hints,
+    Screen.LOBBY: lobby_screen.hints,
     Screen.ERROR: lambda state: "q quit", Screen.SETUP: setup_screen.hints,
     Screen.PLAY: play_screen.hints, Screen.END: end_screen.hints,
 }
@@ -76,16 +84,29 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
     def text(fn: Callable[[AppState], Fragments], **window: Any) -> Window:
         return Window(FormattedTextControl(lambda: fn(state)), **window)
 
+    def columns() -> int:
+        return get_app().output.get_size().columns
+
     def title() -> Fragments:
         words = TITLES[state.screen](state)
         return [("class:title", f" {words}")]
 
     def status() -> Fragments:
+        """The status line, wrapped between words; a clock about to run out comes first."""
+        out: Fragments = []
+        width = max(20, columns() - 2)
+        warning = play_screen.clock_warning(state) if state.screen is Screen.PLAY else ""
+        if warning:
+            out += [("class:status.error", f" {line}\n")
+                    for line in textwrap.wrap(warning, width)]
         style = "class:status.error" if state.status_error else "class:status"
-        return [(style, f" {state.status}")]
+        lines = textwrap.wrap(state.status, width) or [""]
+        out += [(style, f" {line}\n") for line in lines]
+        out[-1] = (out[-1][0], out[-1][1].rstrip("\n"))
+        return out
 
     def hints() -> Fragments:
-        return [("class:hint", f" {HINTS[state.screen](state)}")]
+        return [("class:hint", f" {HINTS[state.screen](state)}"[: columns() - 1])]
 
     def prompt() -> str:
         if state.prompt is not None:
@@ -95,11 +116,21 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
         return " "
 
     def log_cursor() -> Point:
-        return Point(0, len(state.log))
+        return Point(0, sum(text.count("\n") for _, text, *_ in log()))
+
+    def log() -> Fragments:
+        return play_screen.log_text(state, columns() - left - 1)
 
     left = board.WIDTH + 1
     bodies = [
         ConditionalContainer(text(start_screen.body), show(Screen.START)),
+        ConditionalContainer(text(games_screen.body), show(Screen.GAMES)),
+        ConditionalContainer(text(resume_screen.body, wrap_lines=True), show(Screen.RESUME)),
+        ConditionalContainer(VSplit([
+            text(review_screen.board_text, width=left),
+            Window(width=1, char="|", style="class:dim"),
+            text(review_screen.panel_text),
+        ]), show(Screen.REVIEW)),
         ConditionalContainer(text(lobby_screen.body, wrap_lines=True), show(Screen.LOBBY)),
         ConditionalContainer(text(lobby_screen.error_body, wrap_lines=True),
                              show(Screen.ERROR)),
@@ -110,9 +141,8 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
         ConditionalContainer(VSplit([
             text(play_screen.board_text, width=left),
             Window(width=1, char="|", style="class:dim"),
-            Window(FormattedTextControl(lambda: play_screen.log_text(state),
-                                        get_cursor_position=log_cursor, show_cursor=False),
-                   wrap_lines=True),
+            Window(FormattedTextControl(log, get_cursor_position=log_cursor,
+                                        show_cursor=False)),
         ]), show(Screen.PLAY)),
         ConditionalContainer(HSplit([
             text(end_screen.headline, wrap_lines=True, dont_extend_height=True),

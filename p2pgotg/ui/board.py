@@ -3,8 +3,8 @@
 The player's own home rows are at the bottom: White sees rank 8 at the top and files a..i
 left to right, Black sees the board turned round. Every mark a cell can carry is drawn as
 text (`[ ]` cursor, `> <` picked up, `+` a legal destination) so it reads without colour;
-the ASCII mode adds `( )` round the opponent's pieces and `: :` / `! !` for the last move
-and the last challenge, which colour shows otherwise.
+the ASCII mode writes the opponent's pieces in lower case (in `( )` when unmarked) and adds
+`: :` / `! !` for the last move and the last challenge, which colour shows otherwise.
 """
 
 from __future__ import annotations
@@ -94,23 +94,30 @@ def board_fragments(content: Content, viewer: Side, marks: Marks = Marks(),
 
 def _cell(sq: int, here: tuple[Side, str] | None, viewer: Side, marks: Marks,
           ascii: bool) -> tuple[str, str]:
+    """One square: its style and five characters. Whose piece it is never hides behind a
+    mark: in colour the owner's background stays and the marks add to it (the last move
+    and challenge underline an occupied square); in ASCII an enemy piece's label is in
+    lower case (`?` when its rank is hidden), in `( )` when no mark needs the brackets."""
+    enemy = here is not None and here[0] is not viewer
     if here is None:
         label, style = ("+" if sq in marks.targets else "."), "class:board.empty"
     else:
         owner, label = here
         style = "class:board.own" if owner is viewer else "class:board.their"
+        if ascii and enemy:
+            label = label.lower()
     left = right = " "
-    if ascii and here is not None and here[0] is not viewer:
+    if ascii and enemy:
         left, right = "(", ")"
     extra = ""
     if sq in marks.dim:
         extra = " class:board.dim"
     if sq in marks.last:
-        extra = " class:board.last"
+        extra = " class:board.last" if here is None else " class:board.last-piece"
         if ascii:
             left, right = ":", ":"
     if sq in marks.challenge:
-        extra = " class:board.challenge"
+        extra = " class:board.challenge" if here is None else " class:board.challenge-piece"
         if ascii:
             left, right = "!", "!"
     if sq in marks.targets:

@@ -11,7 +11,7 @@ from p2pgotg.protocol import Peer
 from p2pgotg.rules import Game, IllegalMoveError, Piece, Rank, RulesError, Setup, Side
 from p2pgotg.ui import board
 from p2pgotg.ui.board import Fragments, Marks
-from p2pgotg.ui.state import AppState, Mode
+from p2pgotg.ui.state import AppState, Mode, Screen
 from p2pgotg.ui.words import how_it_ended, result_headline, verdict_words
 
 
@@ -109,13 +109,16 @@ def challenges_explained(peer: Peer) -> list[str]:
             mine = record.side is peer.side
             a, d = full.rank_of(record.piece), full.rank_of(record.defender)
             who = "you" if mine else "they"
-            fate = {"attacker_wins": "their" if mine else "your",
-                    "defender_wins": "your" if mine else "their",
-                    "both_eliminated": "both"}[record.result.value]
-            gone = "both eliminated" if fate == "both" else f"{fate} piece eliminated"
-            lines.append(f"{number:3d} {who} {record.move.text()} "
-                         f"{a.code if a is not None else '?'}>{d.code if d is not None else '?'}"
-                         f": {gone}")
+            code_a = a.code if a is not None else "?"
+            code_d = d.code if d is not None else "?"
+            if record.result.value == "attacker_wins":
+                gone = f"{'their' if mine else 'your'} {code_d} out"
+            elif record.result.value == "defender_wins":
+                gone = f"{'your' if mine else 'their'} {code_a} out"
+            else:
+                gone = "both out"
+            lines.append(f"{number:3d} {who:<4} {record.move.text()} {code_a}>{code_d}: "
+                         f"{gone}")
         try:
             full.push(record.move, record.result, record.lost_flag)
         except IllegalMoveError:
@@ -123,18 +126,32 @@ def challenges_explained(peer: Peer) -> list[str]:
     return lines
 
 
+PANEL_WIDTH = 30  # the side panel at 80 columns
+PAGE = 8  # challenge lines on one page of the panel
+
+
+def challenge_pages(peer: Peer) -> list[list[str]]:
+    """The challenge list wrapped between words to the panel and cut into pages."""
+    lines: list[str] = []
+    for line in challenges_explained(peer):
+        lines += textwrap.wrap(line, PANEL_WIDTH - 1, subsequent_indent="      ")
+    return [lines[i:i + PAGE] for i in range(0, len(lines), PAGE)] or [[]]
+
+
 def panel_text(state: AppState) -> Fragments:
     peer = state.peer
     if peer is None:
         return []
     if state.end_view_challenges:
-        lines = challenges_explained(peer)
-        out: Fragments = [("class:heading", "Challenges"), ("", "\n"),
-                          ("class:dim", "attacker>defender, ranks from the audit\n")]
-        for line in lines[-7:] or ["(none, or ranks not opened)"]:
-            out.append(("", line[:31] + "\n"))
-        if len(lines) > 7:
-            out.append(("class:dim", f"(last 7 of {len(lines)}: c to go back)\n"))
+        pages = challenge_pages(peer)
+        page = max(0, min(state.challenge_page, len(pages) - 1))
+        out: Fragments = [("class:heading", "Challenges"),
+                          ("class:dim", f" {page + 1}/{len(pages)}" if len(pages) > 1 else ""),
+                          ("", "\n"), ("class:dim", "attacker>defender, from the audit\n")]
+        for line in pages[page] or ["(none, or ranks not opened)"]:
+            out.append(("", line + "\n"))
+        if len(pages) > 1:
+            out.append(("class:dim", "PgDn/PgUp: more; c: back\n"))
         return out
     complete = len(revealed_setups(peer)) == 2
     what = "Starting setups" if state.end_view_setups else "Final position"
@@ -150,7 +167,7 @@ def panel_text(state: AppState) -> Fragments:
             pieces = [p for p in game.eliminated if p.side is owner]
             codes = " ".join(_code(game, p) for p in pieces) or "-"
             out.append(("class:strong", f"\n{label} ({len(pieces)}):\n"))
-            for line in textwrap.wrap(codes, 30):
+            for line in textwrap.wrap(codes, PANEL_WIDTH - 1):
                 out.append(("", f" {line}\n"))
     return out
 
@@ -166,22 +183,22 @@ def audit_text(state: AppState) -> Fragments:
         style = "class:strong" if verdict.clean else "class:status.error"
         for line in textwrap.wrap(words, 78):
             out.append((style, f" {line}\n"))
-        for line in textwrap.wrap(f"(verdict: {verdict.describe()})", 78):
-            out.append(("class:dim", f" {line}\n"))
     elif peer.failed is None:
         out.append(("", " Checking the audit: both sides open every commitment...\n"))
-    if session.path is not None:
-        text = f"Saved game: {session.path} - check it any time with: p2pgotg verify FILE"
-        for line in textwrap.wrap(text, 78, break_long_words=True):
-            out.append(("class:dim", f" {line}\n"))
+    if session.path is not None and state.began:
+        # the path alone on its line, from the left edge: it copies as it is
+        out.append(("class:dim", " Saved game (check it any time: p2pgotg verify FILE):\n"))
+        out.append(("class:dim", f"{session.path}\n"))
     return out
 
 
 def hints(state: AppState) -> str:
+    if state.confirm is not None:
+        return "y yes   n no"
+    back = "back to the menu" if state.from_start else "quit"
     if state.mode is Mode.BOT:
-        return "n new game   s setups/final position   c challenges   q quit"
-    again = "p2pgotg host" if state.mode is Mode.HOST else "p2pgotg join CODE (a new invite)"
-    return f"s setups/final   c challenges   q quit   (another game: {again})"
+        return f"n new game  s setups  c challenges  v review  q {back}"
+    return f"s setups/final  c challenges  v review the moves  q {back}"
 
 
 def toggle_view(state: AppState) -> None:
@@ -190,11 +207,41 @@ def toggle_view(state: AppState) -> None:
 
 def toggle_challenges(state: AppState) -> None:
     state.end_view_challenges = not state.end_view_challenges
+    state.challenge_page = 0
+
+
+def page(state: AppState, step: int) -> None:
+    """Turn the challenge list's page (showing the list if it was not shown)."""
+    peer = state.peer
+    if peer is None:
+        return
+    if not state.end_view_challenges:
+        state.end_view_challenges, state.challenge_page = True, 0
+        return
+    pages = len(challenge_pages(peer))
+    state.challenge_page = max(0, min(pages - 1, state.challenge_page + step))
+
+
+def review(state: AppState) -> None:
+    """Step through this game's moves (the review screen), once the audit is in."""
+    from p2pgotg.ui import review_screen
+
+    session = state.session
+    if session is None or session.path is None or not state.began:
+        state.warn("there are no moves to review")
+        return
+    if session.verdict is None:
+        state.warn("wait for the audit to finish: it opens the ranks the review shows")
+        return
+    if session.file is not None:
+        session.file.sync()  # (the review reads the file: all of it must be there)
+    review_screen.open_review(state, session.path, Screen.END)
 
 
 def rematch(state: AppState) -> None:
     if state.mode is not Mode.BOT:
-        state.warn("to play again, host or join a new game from the command line")
+        where = "the start screen (q)" if state.from_start else "the command line"
+        state.warn(f"to play again, host or join a new game from {where}")
         return
     if state.session is not None and not state.session.done:
         state.warn("wait for the audit to finish")

@@ -15,9 +15,17 @@ from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from p2pgotg.ui import end_screen, lobby_screen, play_screen, setup_screen, start_screen
+from p2pgotg.ui import (
+    end_screen,
+    games_screen,
+    lobby_screen,
+    play_screen,
+    review_screen,
+    setup_screen,
+    start_screen,
+)
 from p2pgotg.ui.errors import explain
-from p2pgotg.ui.state import AppState, Prompt, Screen
+from p2pgotg.ui.state import AppState, Confirm, Prompt, Screen
 
 Handler = Callable[[KeyPressEvent], None]
 ARROWS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
@@ -45,35 +53,65 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     def on(*screens: Screen) -> Filter:
         return Condition(lambda: state.screen in screens)
 
-    confirming = Condition(lambda: state.confirm_quit)
+    confirming = Condition(lambda: state.confirm is not None)
     keys = ~Condition(lambda: state.takes_text) & ~confirming  # letters are commands
     empty = Condition(lambda: buffer.text == "")
     no_prompt = Condition(lambda: state.prompt is None)
 
     def quit_or_ask(event: KeyPressEvent) -> None:
-        if state.in_game and not state.confirm_quit:
+        if state.screen is Screen.REVIEW and state.review_back is not None:
+            review_screen.close(state)
+        elif state.screen is Screen.REVIEW:  # `p2pgotg show`: the review was all of it
+            event.app.exit()
+        elif state.screen is Screen.GAMES:
+            games_screen.close(state)
+        elif state.in_game and state.confirm is None:
             state.ask_quit()
+        else:
+            leave_or_exit(event)
+
+    def leave_or_exit(event: KeyPressEvent) -> None:
+        """Quit: a game opened from the start screen goes back to it, else the program
+        ends (telling the other side, either way: `UI.run` and `Controller.leave`)."""
+        if state.from_start and state.mode is not None:
+            state.confirm = None
+            state.say("")
+            state.driver.leave()
         else:
             event.app.exit()
 
     @add("c-c")
     @add("c-q")
     def _quit(event: KeyPressEvent) -> None:
-        quit_or_ask(event)
+        if state.from_start and state.mode is not None and state.confirm is None \
+                and not state.in_game:
+            leave_or_exit(event)  # (no game to lose: straight back to the start screen)
+            return
+        if state.confirm is Confirm.QUIT or not state.in_game:
+            event.app.exit()
+        else:
+            state.ask_quit()
 
     @add("q", filter=keys & on(Screen.START, Screen.LOBBY, Screen.SETUP, Screen.END,
-                                  Screen.ERROR))
+                                  Screen.ERROR, Screen.REVIEW, Screen.GAMES, Screen.RESUME))
     def _q(event: KeyPressEvent) -> None:
         quit_or_ask(event)
 
     @add("y", filter=confirming)
     def _yes(event: KeyPressEvent) -> None:
-        event.app.exit()
+        question, state.confirm = state.confirm, None
+        state.say("")
+        if question is Confirm.QUIT:
+            leave_or_exit(event)
+        elif question is Confirm.RESIGN:
+            play_screen.resign(state)
+        elif question is Confirm.RANDOM:
+            setup_screen.randomize(state, confirmed=True)
 
     @add("<any>", filter=confirming)
     @add("n", filter=confirming)
     def _no(event: KeyPressEvent) -> None:
-        state.confirm_quit = False
+        state.confirm = None
         state.say("")
 
     @add("<any>", filter=keys)
@@ -84,8 +122,13 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     def _escape(event: KeyPressEvent) -> None:
         if state.help_visible:
             state.help_visible = False
+        elif state.screen is Screen.REVIEW and state.review_back is not None:
+            review_screen.close(state)
+        elif state.screen is Screen.GAMES and state.prompt is None:
+            games_screen.close(state)
         elif state.prompt is not None:
             state.prompt = None
+            buffer.reset()
             state.say("")
         elif buffer.text:
             buffer.reset()
@@ -114,13 +157,16 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
         text = buffer.text
         prompt = state.prompt
         if prompt is not None:
-            buffer.reset()
+            # a refused answer keeps the prompt and its text, so that the next keys go on
+            # editing it and never reach the board
             if prompt is Prompt.JOIN_CODE:
                 start_screen.submit_code(state, text)
             elif prompt is Prompt.LOAD:
                 setup_screen.load(state, text)
             elif prompt is Prompt.SAVE:
                 setup_screen.save(state, text)
+            if state.prompt is None:
+                buffer.reset()
             return
         screen = state.screen
         if screen is Screen.PLAY:
@@ -131,12 +177,45 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
                 play_screen.enter(state)
         elif screen is Screen.SETUP:
             setup_screen.enter(state)
+        elif screen is Screen.GAMES:
+            games_screen.open_selected(state)
 
     # -- the start screen ----------------------------------------------------------------
     for key in start_screen.CHOICES:
         @add(key, filter=keys & on(Screen.START) & no_prompt)
         def _choose(event: KeyPressEvent, key: str = key) -> None:
             start_screen.choose(state, key)
+
+    # -- the saved games and the review ----------------------------------------------------
+    games_keys = keys & on(Screen.GAMES)
+    for name, step in (("up", -1), ("down", 1), ("k", -1), ("j", 1)):
+        @add(name, filter=games_keys)
+        def _games_step(event: KeyPressEvent, step: int = step) -> None:
+            games_screen.move(state, step)
+
+    review = keys & on(Screen.REVIEW)
+    for name, step in (("right", 1), ("left", -1), ("n", 1), ("p", -1), ("pagedown", 10),
+                       ("pageup", -10), ("down", 10), ("up", -10), ("space", 1)):
+        @add(name, filter=review)
+        def _review_step(event: KeyPressEvent, step: int = step) -> None:
+            review_screen.step(state, step)
+
+    @add("home", filter=review)
+    def _review_first(event: KeyPressEvent) -> None:
+        review_screen.step(state, -10**6)
+
+    @add("end", filter=review)
+    def _review_last(event: KeyPressEvent) -> None:
+        review_screen.step(state, 10**6)
+
+    # -- the offer to resume a game against the bot -----------------------------------
+    @add("r", filter=keys & on(Screen.RESUME))
+    def _resume(event: KeyPressEvent) -> None:
+        state.driver.resume_answer(True)
+
+    @add("n", filter=keys & on(Screen.RESUME))
+    def _fresh(event: KeyPressEvent) -> None:
+        state.driver.resume_answer(False)
 
     # -- the lobby -------------------------------------------------------------------------
     @add("a", filter=keys & on(Screen.LOBBY))
@@ -147,6 +226,7 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     setup = keys & on(Screen.SETUP)
     simple = {
         "r": setup_screen.randomize, "c": setup_screen.clear, "x": setup_screen.remove,
+        "u": setup_screen.undo,
         "delete": setup_screen.remove, "backspace": setup_screen.remove,
         "l": setup_screen.ask_load, "w": setup_screen.ask_save, "d": setup_screen.ready,
     }
@@ -177,6 +257,15 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     @add("c", filter=keys & on(Screen.END))
     def _challenges(event: KeyPressEvent) -> None:
         end_screen.toggle_challenges(state)
+
+    for name, step in (("pagedown", 1), ("pageup", -1), ("down", 1), ("up", -1)):
+        @add(name, filter=keys & on(Screen.END))
+        def _challenge_page(event: KeyPressEvent, step: int = step) -> None:
+            end_screen.page(state, step)
+
+    @add("v", filter=keys & on(Screen.END))
+    def _review_this(event: KeyPressEvent) -> None:
+        end_screen.review(state)
 
     return kb
 

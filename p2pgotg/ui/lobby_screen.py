@@ -11,8 +11,6 @@ from p2pgotg.protocol import JOINER
 from p2pgotg.ui.board import Fragments
 from p2pgotg.ui.state import AppState, Mode
 
-CODE_WIDTH = 72
-
 
 def title(state: AppState) -> str:
     if state.mode is Mode.HOST:
@@ -43,12 +41,40 @@ def _link_words(state: AppState) -> str:
             return "waiting for the other player to connect..." if state.invites \
                 else "starting..."
         return "connecting..."
+    if session.link is not Link.CONNECTED and session.peer.flow.game_id is None:
+        if state.mode is Mode.HOST:
+            gone = {"declined": "the other player declined your rules",
+                    "quit": "the other player left"}.get(session.peer_left or "",
+                                                         "the other player's connection "
+                                                         "dropped")
+            return f"{gone}; waiting for a player (the invite code still works)..."
+        if session.peer_left:
+            return "the host left before the game began"
     return {
         Link.CONNECTING: "connecting...",
         Link.CONNECTED: "connected",
         Link.RECONNECTING: "connection lost: reconnecting...",
         Link.CLOSED: "closed",
     }[session.link]
+
+
+def code_lines(code: str, width: int) -> list[str]:
+    """The command that joins with `code`, laid out to copy well: on one line when it fits
+    (a plain copy of that line works), else quoted and broken with the rest of the code
+    starting at the left edge, so that copying both lines into a shell gives one argument
+    (and the join prompt takes either form)."""
+    command = f"p2pgotg join {code}"
+    if len(command) + 2 <= width:
+        return [f"  {command}"]
+    quoted = f"  p2pgotg join '{code}'"
+    return [quoted[i:i + width - 1] for i in range(0, len(quoted), width - 1)]
+
+
+def _columns() -> int:
+    from prompt_toolkit.application.current import get_app_or_none
+
+    app = get_app_or_none()
+    return app.output.get_size().columns if app is not None else 80
 
 
 def shown_invites(invites: list[str]) -> list[str]:
@@ -74,14 +100,17 @@ def body(state: AppState) -> Fragments:
     out.append(("", _link_words(state) + "\n"))
     if state.net_note:
         out.append(("class:dim", f" ({state.net_note})\n"))
-    if state.mode is Mode.HOST and state.invites and peer is None:
-        out.append(("class:heading", "\n Give the other player one of these invite codes"))
-        out.append(("class:dim", ("\n (they run: p2pgotg join CODE; line breaks in a code do "
-                                 "not matter)\n")))
+    waiting = peer is None or (peer.flow.game_id is None and state.session is not None
+                               and state.session.link is not Link.CONNECTED)
+    if state.mode is Mode.HOST and state.invites and waiting:
+        out.append(("class:heading", "\n Give the other player one of these commands"))
+        out.append(("class:dim", "\n (copy all of it, quotes too; or type 3 on their start "
+                    "screen and paste it there)\n"))
+        width = _columns()
         for code in shown_invites(state.invites):
-            out.append(("", f"  {_where(code)}:\n"))
-            for part in textwrap.wrap(code, CODE_WIDTH, break_on_hyphens=False):
-                out.append(("class:invite", f"    {part}\n"))
+            out.append(("", f" {_where(code)}:\n"))
+            for part in code_lines(code, width):
+                out.append(("class:invite", f"{part}\n"))
     if peer is not None and peer.role == JOINER:
         if peer.flow.hellos.get("host") is not None and JOINER not in peer.flow.hellos:
             out.append(("", "\n Press "))

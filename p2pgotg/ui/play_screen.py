@@ -10,7 +10,7 @@ from p2pgotg.rules import Move, Piece, Rank, square_name
 from p2pgotg.ui import board
 from p2pgotg.ui.board import Fragments, Marks
 from p2pgotg.ui.commands import CommandError, parse_command
-from p2pgotg.ui.state import AppState, Mode
+from p2pgotg.ui.state import AppState, Confirm, Mode
 from p2pgotg.ui.words import clock_text
 
 LEFT_WIDTH = board.WIDTH
@@ -40,17 +40,49 @@ def link_words(state: AppState) -> str:
     return session.link.value
 
 
+#: Warn this many seconds before the move time (or the whole clock) runs out.
+WARN_MOVE = 10.0
+WARN_TOTAL = 30.0
+
+
 def clocks_words(state: AppState) -> str:
+    """Both total clocks when the game has them, then the move clock of whoever is to
+    move when moves are timed: `you 14:05 bot 15:00 | move 0:49`."""
     session, peer = state.session, state.peer
-    if session is None or peer is None or not (session.clocks.limit or session.clocks.per_move):
+    if session is None or peer is None:
+        return ""
+    clocks = session.clocks
+    if not (clocks.limit or clocks.per_move):
         return ""
     now = state.driver.now()
-    mine = session.clocks.remaining(peer.role, now)
-    theirs = session.clocks.remaining(peer.peer_role, now)
-    if mine is None:  # only a per-move limit
-        mine = session.clocks.move_remaining(peer.role, now)
-        theirs = session.clocks.move_remaining(peer.peer_role, now)
-    return f"you {clock_text(mine)} {state.opponent_short} {clock_text(theirs)}"
+    parts = []
+    mine = clocks.remaining(peer.role, now)
+    if mine is not None:
+        theirs = clocks.remaining(peer.peer_role, now)
+        parts.append(f"you {clock_text(mine)} {state.opponent_short} {clock_text(theirs)}")
+    if clocks.per_move and clocks.running is not None:
+        left = clocks.move_remaining(clocks.running, now)
+        who = "your move" if clocks.running == peer.role else "their move"
+        parts.append(f"{who} {clock_text(left)}{'!' if clock_warning(state) else ''}")
+    return " | ".join(parts)
+
+
+def clock_warning(state: AppState) -> str:
+    """A warning when our own time is nearly gone (empty otherwise)."""
+    session, peer = state.session, state.peer
+    if session is None or peer is None or peer.flow.is_over or not peer.my_turn:
+        return ""
+    clocks, now = session.clocks, state.driver.now()
+    if clocks.running != peer.role:
+        return ""
+    move = clocks.move_remaining(peer.role, now)
+    if move is not None and move <= WARN_MOVE:
+        return (f"{clock_text(max(0.0, move))} left for this move: move now, or you lose "
+                "on time")
+    total = clocks.remaining(peer.role, now)
+    if total is not None and total <= WARN_TOTAL:
+        return f"{clock_text(max(0.0, total))} left on your clock: move now"
+    return ""
 
 
 def title(state: AppState) -> str:
@@ -102,19 +134,15 @@ def captured_text(state: AppState) -> Fragments:
 
 
 def network_text(state: AppState) -> Fragments:
-    """When the connection is down: what is happening and what the player can do."""
+    """When the connection is down: what happened, in words, what the player can do, and
+    when the game is claimed for them if the other side stays away."""
     session = state.session
     if session is None or session.link is Link.CONNECTED:
         return []
     if session.link is Link.CONNECTING and state.mode is not Mode.HOST:
         return []
-    text = ("The connection dropped; the game is saved and goes on when it comes back. "
-            "If it does not, quit and run the same command again later to resume.")
-    detail = session.problem or state.net_note
-    if detail:
-        text = f"({detail}) " + text
     out: Fragments = [("", "\n")]
-    for line in textwrap.wrap(text, LEFT_WIDTH - 2):
+    for line in textwrap.wrap(away_words(state), LEFT_WIDTH - 2):
         out.append(("class:status.error", f" {line}\n"))
     if state.mode is Mode.HOST and state.invites:  # a resumed game listens on a new port
         out.append(("", " The other player can come back with:\n"))
@@ -123,17 +151,49 @@ def network_text(state: AppState) -> Fragments:
     return out
 
 
-def log_text(state: AppState) -> Fragments:
+def away_words(state: AppState) -> str:
+    """The other side is gone: why, and what happens next."""
+    session = state.session
+    if session is None:
+        return ""
+    if session.peer_left == "quit":
+        why = f"{state.opponent.capitalize()} quit. The game is saved"
+    elif session.peer_left == "declined":
+        why = f"{state.opponent.capitalize()} declined the rules"
+    else:
+        why = "The connection dropped. The game is saved"
+    text = f"{why}; it goes on when they come back."
+    claim = claim_in(state)
+    if claim is not None and not session.done:
+        text += (f" If they are not back in {clock_text(claim)}, the game is claimed for "
+                 "you (abandonment).")
+    return text
+
+
+def claim_in(state: AppState) -> float | None:
+    """Seconds until the game is claimed for us because the other side stayed away."""
+    session = state.session
+    if session is None or session.away_since is None or session.peer.flow.game_id is None:
+        return None
+    return max(0.0, session.away_since + session.limits.abandon - state.driver.now())
+
+
+def log_text(state: AppState, width: int = 30) -> Fragments:
+    """The move log, each line wrapped between words to the log's `width`."""
     out: Fragments = [("class:heading", "Moves"), ("", "\n")]
     for line in state.log:
-        out.append((line.style, line.text + "\n"))
+        indent = len(line.text) - len(line.text.lstrip(" "))
+        wrapped = textwrap.wrap(line.text.strip(" "), max(10, width - 1 - indent),
+                                subsequent_indent="  ") or [""]
+        for part in wrapped:
+            out.append((line.style, " " * indent + part + "\n"))
     return out
 
 
 def hints(state: AppState) -> str:
-    if state.confirm_quit:
-        return "y quit   n stay"
-    return "arrows+Enter pick up/drop | type c3 c4 | resign draw decline chat help | ? keys"
+    if state.confirm is not None:
+        return "y yes   n no"
+    return "arrows+Enter pick up/drop | type c3 c4 | resign draw chat | ? keys"
 
 
 # -- what the keys do -------------------------------------------------------------------
@@ -233,7 +293,7 @@ def submit(state: AppState, line: str) -> None:
     elif peer is None:
         state.warn("no game yet")
     elif command.kind == "resign":
-        state.driver.perform(lambda p: p.resign(), "you resigned")
+        state.ask(Confirm.RESIGN, "resign this game? You lose it.")
     elif command.kind == "draw":
         if peer.draw_offered_to_me:
             state.driver.perform(lambda p: p.accept_draw(), "draw accepted")
@@ -250,3 +310,11 @@ def submit(state: AppState, line: str) -> None:
     elif command.kind == "chat":
         state.driver.perform(lambda p: p.chat(command.text))
 
+
+
+def resign(state: AppState) -> None:
+    """Resign, once the player has said yes."""
+    if state.peer is None or state.peer.flow.is_over:
+        state.warn("the game is already over")
+        return
+    state.driver.perform(lambda p: p.resign(), "you resigned")

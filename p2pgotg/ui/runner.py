@@ -11,9 +11,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -25,21 +24,28 @@ from prompt_toolkit.application import Application
 from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
-from p2pgotg.net.games import games_dir
+from p2pgotg.crypto import equal
+from p2pgotg.net.games import games_dir, unfinished_games
 from p2pgotg.net.hosting import HostConfig, Hosting, host_game
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.paths import load_or_create_identity, load_or_create_tls_identity
+from p2pgotg.net.paths import (
+    identity_for_joining,
+    load_or_create_identity,
+    load_or_create_tls_identity,
+)
 from p2pgotg.net.session import GameSession, Limits, Link
 from p2pgotg.net.tls import make_certificate
-from p2pgotg.protocol import LocalProtocolError
+from p2pgotg.protocol import HOST, JOINER, LocalProtocolError
 from p2pgotg.rules import RuleOptions
 from p2pgotg.selfplay import bot_runner
 from p2pgotg.ui.app import create_application
 from p2pgotg.ui.errors import explain
+from p2pgotg.ui.saved_games import BOT_FOLDER, describe_game
 from p2pgotg.ui.state import Action, AppState, Mode
 
-BOT_GAMES = "bot"  # games against the bot are kept apart: `host` must never resume them
+BOT_GAMES = BOT_FOLDER  # games against the bot are kept apart: `host` must never resume them
+BOT_SEAT = "bot-seat"  # inside it: the bot's own key and transcripts, so a game can resume
 
 
 @dataclass
@@ -56,6 +62,17 @@ class Launch:
     save_dir: Path | None = None  # games_dir() when None
     identity: Callable[[], Ed25519PrivateKey] = load_or_create_identity
     tls_identity: Callable[[], tuple[bytes, bytes]] = load_or_create_tls_identity
+    #: The key to join an invite with (given the invite's pin): a second seat's key when
+    #: the host is this very account (`identity_for_joining`).
+    join_identity: Callable[[bytes], Ed25519PrivateKey] | None = None
+    review: Path | None = None  # `p2pgotg show FILE`: open this game's review
+
+    def key_for_joining(self, pin: bytes) -> Ed25519PrivateKey:
+        if self.join_identity is not None:
+            return self.join_identity(pin)
+        if self.identity is load_or_create_identity:
+            return identity_for_joining(pin)
+        return self.identity()
 
     @property
     def games(self) -> Path:
@@ -75,6 +92,9 @@ class Controller:
         self._game: trio.CancelScope | None = None
         self._generation = 0
         self._stopping = False
+        self._resume_asked = False  # the offer to resume a bot game is made once a run
+        self._resume_choice: tuple[trio.Event, list[bool]] | None = None
+        self.left = False  # the goodbye went out (or there was no one to tell)
         self._offset = 0.0
         self._seed = launch.seed if launch.seed is not None else random.randrange(2**31)
         state.rng = random.Random(self._seed * 7919 + 1)  # not the bot's formations
@@ -90,6 +110,38 @@ class Controller:
 
     def rematch(self) -> None:
         self._soon(partial(self._start, Mode.BOT, None))
+
+    def leave(self) -> None:
+        self._soon(lambda: self._spawn(self._back_to_start))
+
+    def resume_answer(self, resume: bool) -> None:
+        def answer() -> None:
+            if self._resume_choice is not None:
+                event, box = self._resume_choice
+                box.append(resume)
+                event.set()
+
+        self._soon(answer)
+
+    def games_folder(self) -> Path:
+        return self.launch.games
+
+    def say_goodbye(self) -> None:
+        """Tell the other side we are leaving (the program is closing); `left` turns True
+        once it went out, or at once when there is no one to tell."""
+        session = self.state.session
+        if session is None or session.done or session.link is not Link.CONNECTED \
+                or self.state.mode is Mode.BOT:
+            self.left = True
+            return
+
+        async def goodbye() -> None:
+            try:
+                await session.leave(leaving_reason(session))
+            finally:
+                self.left = True
+
+        self._soon(lambda: self._spawn(goodbye))
 
     def now(self) -> float:
         return time.perf_counter() + self._offset
@@ -121,6 +173,27 @@ class Controller:
             token.run_sync_soon(guarded)
 
     # -- inside trio -----------------------------------------------------------------------
+
+    def _spawn(self, fn: Callable[[], Awaitable[None]]) -> None:
+        if self._nursery is not None:
+            self._nursery.start_soon(fn)
+        else:
+            self.left = True
+
+    async def _back_to_start(self) -> None:
+        """Leave the game in play, telling the other side, and show the start screen."""
+        state = self.state
+        session = state.session
+        if session is not None and not session.done and state.mode is not Mode.BOT:
+            await session.leave(leaving_reason(session))
+        if self._game is not None:
+            self._game.cancel()
+        self._generation += 1
+        state.session, state.mode, state.fatal = None, None, None
+        state.invites, state.net_note, state.resume_offer = [], "", None
+        state.log, state.editor = [], None
+        state.say("")
+        self.invalidate()
 
     async def main(self, mode: Mode | None) -> None:
         self._token = trio.lowlevel.current_trio_token()
@@ -232,7 +305,7 @@ class Controller:
     async def _join(self, code: str, generation: int) -> None:
         launch = self.launch
         invite = Invite.decode(code)
-        key = launch.identity()
+        key = launch.key_for_joining(invite.pin)
         config = JoinConfig(key, invite, launch.games, launch.limits)
         self._note(generation, f"connecting to {invite.address} port {invite.port}")
         session = await join_game(config, partial(self._seat, generation),
@@ -242,21 +315,57 @@ class Controller:
 
     async def _bot_game(self, generation: int) -> None:
         """`play`: host on loopback with the person's seat, and let the bot join the
-        invite, over real TLS with the full protocol."""
+        invite, over real TLS with the full protocol. Both sides keep their transcripts
+        (the bot's beside the person's), so an unfinished game can be resumed: `play`
+        offers that first."""
         launch = self.launch
         key = launch.identity()
+        games = launch.games / BOT_GAMES
+        bot_dir = games / BOT_SEAT
+        bot_key = load_or_create_identity(bot_dir / "identity.pem")
+        resume = await self._offer_resume(games, key, bot_dir, bot_key)
         cert, tls_key = make_certificate()
-        config = HostConfig(key, cert, tls_key, launch.options, launch.games / BOT_GAMES,
-                            port=0, bind="127.0.0.1", limits=launch.limits, resume=False)
+        config = HostConfig(key, cert, tls_key, launch.options, games,
+                            port=0, bind="127.0.0.1", limits=launch.limits, resume=resume)
         self.state.host_options = launch.options
         bot_seed = self._seed + self.state.games
-        with tempfile.TemporaryDirectory(prefix="p2pgotg-bot-") as bot_dir:
-            async with trio.open_nursery() as nursery:
-                hosting = await nursery.start(self._hosted, config, generation)
-                invite = Invite.decode(hosting.invites[0])
-                bot = JoinConfig(Ed25519PrivateKey.generate(), invite, Path(bot_dir),
-                                 launch.limits, resume=False)
-                nursery.start_soon(partial(join_game, bot, bot_runner(bot_seed, launch.think)))
+        async with trio.open_nursery() as nursery:
+            hosting = await nursery.start(self._hosted, config, generation)
+            invite = Invite.decode(hosting.invites[0])
+            bot = JoinConfig(bot_key, invite, bot_dir, launch.limits, resume=resume)
+            nursery.start_soon(partial(join_game, bot, bot_runner(bot_seed, launch.think)))
+
+    async def _offer_resume(self, games: Path, key: Ed25519PrivateKey, bot_dir: Path,
+                            bot_key: Ed25519PrivateKey) -> bool:
+        """Whether to resume the newest unfinished game against the bot: asked once a run,
+        and only of a game both sides still hold."""
+        if self._resume_asked:
+            return False
+        self._resume_asked = True
+        saved = unfinished_games(games, HOST, key)
+        if not saved or saved[0].join_secret is None:
+            return False
+        secret = saved[0].join_secret
+        if not any(b.join_secret is not None and equal(b.join_secret, secret)
+                   for b in unfinished_games(bot_dir, JOINER, bot_key)):
+            return False
+        what, _ = describe_game(saved[0].path, against_bot=True).lines()
+        event, box = trio.Event(), list[bool]()
+        self._resume_choice = (event, box)
+        self.state.resume_offer = what
+        self.invalidate()
+        try:
+            await event.wait()
+        finally:
+            self._resume_choice = None
+            self.state.resume_offer = None
+        return box[0]
+
+
+def leaving_reason(session: GameSession) -> str:
+    """`declined` when a joiner leaves before accepting the host's rules, else `quit`."""
+    peer = session.peer
+    return "declined" if peer.role == JOINER and JOINER not in peer.flow.hellos else "quit"
 
 
 class UI:
@@ -269,6 +378,10 @@ class UI:
         self.app = create_application(self.state, input=input, output=output)
         self.controller.app = self.app
         self._initial = mode
+        if launch is not None and launch.review is not None:
+            from p2pgotg.ui.review_screen import open_review
+
+            open_review(self.state, launch.review, back=None)
 
     async def run(self) -> str:
         """Run until the player quits; returns what to print after the screen closes."""
@@ -290,11 +403,20 @@ class UI:
         )
         try:
             await self.app.run_async()
+            await self._say_goodbye()
             await self._hand_over_the_end()
         finally:
             self.controller.stop()
             await finished
         return farewell(self.state)
+
+    async def _say_goodbye(self) -> None:
+        """Closing mid-game (or a joiner declining the rules): tell the other side in a
+        `leave` frame, so that it can say so in words; at most a couple of seconds."""
+        self.controller.say_goodbye()
+        deadline = time.monotonic() + 3.0
+        while not self.controller.left and time.monotonic() < deadline:
+            await asyncio.sleep(0.02)  # (trio, a guest on this loop, runs meanwhile)
 
     async def _hand_over_the_end(self) -> None:
         """Quitting right at the end of a game: the other player may still need our last
@@ -325,10 +447,13 @@ def farewell(state: AppState) -> str:
         if verdict is not None:
             lines.append(verdict_words(verdict, peer.role, state.opponent))
         elif state.in_game and state.mode is Mode.BOT:
-            lines.append("the game against the bot was left unfinished")
+            lines.append("the game against the bot is saved: p2pgotg play offers to resume it")
+        elif state.in_game and not state.began:
+            lines.append("the game had not begun: run the same command again to go on with "
+                         "the setup")
         elif state.in_game:
             lines.append("the game is not finished: run the same command again to resume it")
-        if session.path is not None:
+        if session.path is not None and state.began:
             lines.append(f"saved game: {session.path}")
             lines.append(f"check it any time with: p2pgotg verify {session.path}")
     return "\n".join(lines)

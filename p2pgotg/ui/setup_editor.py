@@ -37,6 +37,8 @@ class SetupEditor:
         self.placement: dict[int, Rank] = {}
         self.tray = 0  # index into TRAY: the rank the next Enter on an empty square places
         self.picked: int | None = None  # a square whose piece is being moved
+        self._history: list[dict[int, Rank]] = []  # placements before each change, for undo
+        self._by_hand = False  # changed piece by piece since the last formation or clear
 
     # -- reading ------------------------------------------------------------------------
 
@@ -82,6 +84,31 @@ class SetupEditor:
 
     # -- editing ------------------------------------------------------------------------
 
+    def _remember(self, by_hand: bool = True) -> None:
+        """Keep the placement as it is now, so that `undo` can bring it back."""
+        self._by_hand = by_hand
+        self._history.append(dict(self.placement))
+        del self._history[:-200]
+
+    @property
+    def can_undo(self) -> bool:
+        return bool(self._history)
+
+    @property
+    def placed_by_hand(self) -> int:
+        """How many pieces a random formation would throw away that were placed or moved
+        by hand (0 when the board holds only a formation as it was loaded or drawn)."""
+        return len(self.placement) if self._by_hand else 0
+
+    def undo(self) -> str:
+        """Take back the last change (a placement, a move, a removal, a clear, a random or
+        loaded formation)."""
+        if not self._history:
+            return "nothing to undo"
+        self.placement = self._history.pop()
+        self.picked = None
+        return "undone" + ("" if self._history else " (nothing more to undo)")
+
     def enter(self, sq: int) -> str:
         """Enter on a square: drop the picked-up piece there (moving or swapping), pick up
         the piece on it, or place the tray's rank on it."""
@@ -92,6 +119,7 @@ class SetupEditor:
             source, self.picked = self.picked, None
             if source == sq:
                 return "put back"
+            self._remember()
             moving = self.placement.pop(source)
             if here is not None:
                 self.placement[source] = here
@@ -105,12 +133,15 @@ class SetupEditor:
         rank = self.tray_rank
         if rank is None:
             return "all 21 pieces are placed: press d when you are ready"
+        self._remember()
         self.placement[sq] = rank
         self.tray = TRAY.index(rank)
         left = self.remaining()[rank]
         return f"{rank_name(rank)} placed" + (f" ({left} more to place)" if left else "")
 
     def remove(self, sq: int) -> str:
+        if sq in self.placement:
+            self._remember()
         rank = self.placement.pop(sq, None)
         if self.picked == sq:
             self.picked = None
@@ -132,18 +163,23 @@ class SetupEditor:
         return f"next to place: {rank_name(rank)} ({left[rank]} left)"
 
     def clear(self) -> str:
+        if self.placement:
+            self._remember(by_hand=False)
         self.placement.clear()
         self.picked = None
         self.tray = 0
         return "all pieces back in the tray"
 
     def randomize(self, rng: random.Random) -> str:
+        self._remember(by_hand=False)
         self.placement = dict(sensible_setup(self.side, rng).placement)
         self.picked = None
-        return "a random formation: rearrange it or press d when you are ready"
+        return "a random formation: rearrange it, u to undo, or d when you are ready"
 
     def load(self, text: str) -> None:
         """Take a formation's text (InvalidNotationError when it cannot be read). An
         incomplete formation is fine: what is missing stays in the tray."""
-        self.placement = parse_formation(self.side, text)
+        placement = parse_formation(self.side, text)
+        self._remember(by_hand=False)
+        self.placement = placement
         self.picked = None

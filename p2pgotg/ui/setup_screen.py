@@ -7,7 +7,7 @@ from p2pgotg.rules import InvalidNotationError, Side
 from p2pgotg.ui import board, formation_files
 from p2pgotg.ui.board import Fragments, Marks
 from p2pgotg.ui.setup_editor import TRAY
-from p2pgotg.ui.state import AppState, Prompt
+from p2pgotg.ui.state import AppState, Confirm, Prompt
 from p2pgotg.ui.words import rank_name
 
 HOME_LINES = range(5, 8)  # the bottom three lines of the board on screen
@@ -84,7 +84,7 @@ def hints(state: AppState) -> str:
         return "a name of letters, digits, - or _, then Enter   (Esc: cancel)"
     if _committed(state):
         return "waiting for the other setup   q quit   ? keys"
-    return "Enter place/move  Tab rank  x remove  r random  c clear  l/w load/save  d READY"
+    return "Enter place/move Tab rank x remove r random u undo c clear l/w load/save d READY"
 
 
 # -- what the keys do -----------------------------------------------------------------
@@ -120,16 +120,28 @@ def next_rank(state: AppState, step: int) -> None:
         state.say(state.editor.next_rank(step))
 
 
-def randomize(state: AppState) -> None:
+def randomize(state: AppState, confirmed: bool = False) -> None:
+    """A random formation; over pieces placed by hand only after a y (and u undoes it)."""
     if _editable(state):
         assert state.editor is not None
+        if not confirmed and state.editor.placed_by_hand:
+            n = state.editor.placed_by_hand
+            state.ask(Confirm.RANDOM, f"replace the {n} pieces you placed with a random "
+                      "formation?")
+            return
         state.say(state.editor.randomize(state.rng))
 
 
 def clear(state: AppState) -> None:
     if _editable(state):
         assert state.editor is not None
-        state.say(state.editor.clear())
+        state.say(state.editor.clear() + ("; u undoes it" if state.editor.can_undo else ""))
+
+
+def undo(state: AppState) -> None:
+    if _editable(state):
+        assert state.editor is not None
+        state.say(state.editor.undo())
 
 
 def ask_load(state: AppState) -> None:
@@ -145,25 +157,27 @@ def ask_save(state: AppState) -> None:
 
 
 def load(state: AppState, name: str) -> None:
-    state.prompt = None
+    """Load a formation by name; a refused name keeps the prompt open to be corrected."""
     assert state.editor is not None
     try:
         state.editor.load(formation_files.read(name))
     except (formation_files.FormationFileError, InvalidNotationError) as exc:
-        state.warn(str(exc))
+        state.warn(f"{exc} (correct it and press Enter, or Esc)")
         return
+    state.prompt = None
     problems = state.editor.problems()
     state.say(f"loaded {name.strip()}" + (f"; {problems[0]}" if problems else ""))
 
 
 def save(state: AppState, name: str) -> None:
-    state.prompt = None
+    """Save under a name; a refused name keeps the prompt open to be corrected."""
     assert state.editor is not None
     try:
         path = formation_files.write(name, state.editor.formation())
     except formation_files.FormationFileError as exc:
-        state.warn(str(exc))
+        state.warn(f"{exc} (correct it and press Enter, or Esc)")
         return
+    state.prompt = None
     state.say(f"saved as {name.strip()} ({path})")
 
 

@@ -5,8 +5,26 @@ from __future__ import annotations
 from p2pgotg.ui.board import Fragments
 from p2pgotg.ui.state import AppState, Mode, Prompt
 
-CHOICES = {"1": Mode.BOT, "b": Mode.BOT, "2": Mode.HOST, "h": Mode.HOST,
-           "3": Mode.JOIN, "j": Mode.JOIN}
+CHOICES: dict[str, Mode | None] = {"1": Mode.BOT, "b": Mode.BOT, "2": Mode.HOST,
+                                   "h": Mode.HOST, "3": Mode.JOIN, "j": Mode.JOIN,
+                                   "4": None, "g": None}  # None: the saved games
+#: Words people paste around a code: the command that uses it, a label, a shell prompt.
+_AROUND_A_CODE = {"p2pgotg", "join", "invite", "invite:", "code", "code:", "$", "#"}
+
+
+def pasted_code(text: str) -> str:
+    """The invite code in whatever was pasted: a code broken over lines, quoted, with a
+    shell's line continuations, or the whole `p2pgotg join CODE` command.
+
+    >>> pasted_code("p2pgotg join 'gg1-abc\\ndef'")
+    'gg1-abcdef'
+    """
+    for mark in ("\\\n", "\\", "'", '"', "`"):
+        text = text.replace(mark, " ")
+    words = text.split()
+    while words and words[0].lower() in _AROUND_A_CODE:
+        words.pop(0)
+    return "".join(w for w in words if not w.startswith("--"))
 
 
 def title(state: AppState) -> str:
@@ -21,6 +39,8 @@ def body(state: AppState) -> Fragments:
         ("class:strong", "   2  "),
         ("", "Host a game: you get an invite code to give a friend\n\n"),
         ("class:strong", "   3  "), ("", "Join a game: type the invite code a friend gave you\n\n"),
+        ("class:strong", "   4  "),
+        ("", "Your saved games: review them, resume unfinished ones\n\n"),
         ("class:strong", "   q  "), ("", "Quit\n\n\n"),
         ("class:dim", ("  Hosting here uses the standard rules; for others (clocks, the\n"
                        "  two-squares rule...) see: p2pgotg host --help\n")),
@@ -30,11 +50,16 @@ def body(state: AppState) -> Fragments:
 def hints(state: AppState) -> str:
     if state.prompt is Prompt.JOIN_CODE:
         return "paste or type the invite code, then Enter; Esc goes back"
-    return "1 play the bot   2 host   3 join   q quit"
+    return "1 play the bot   2 host   3 join   4 saved games   q quit"
 
 
 def choose(state: AppState, key: str) -> None:
     mode = CHOICES[key]
+    if mode is None:
+        from p2pgotg.ui import games_screen
+
+        games_screen.open_list(state)
+        return
     if mode is Mode.JOIN:
         state.prompt = Prompt.JOIN_CODE
         state.say("type or paste the invite code and press Enter")
@@ -53,9 +78,10 @@ def submit_code(state: AppState, text: str) -> None:
     from p2pgotg.net.errors import NetError
     from p2pgotg.net.invite import Invite
 
+    code = pasted_code(text)
     try:
-        Invite.decode(text)
+        Invite.decode(code)
     except NetError as exc:
-        state.warn(f"{exc.summary()}")
+        state.warn(f"{exc.summary()} ({exc.detail})" if exc.detail else exc.summary())
         return
-    begin(state, Mode.JOIN, text)
+    begin(state, Mode.JOIN, code)

@@ -11,9 +11,10 @@ import enum
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
-from p2pgotg.protocol import JOINER, Peer, Phase
+from p2pgotg.protocol import JOINER, GameFlow, Peer, Phase
 from p2pgotg.protocol.events import (
     AuditCompleted,
     ChallengeStarted,
@@ -30,6 +31,8 @@ from p2pgotg.protocol.events import (
 )
 from p2pgotg.rules import Game, PlyRecord, Rank, RuleOptions, Side
 from p2pgotg.ui import board
+from p2pgotg.ui.review import Review
+from p2pgotg.ui.saved_games import SavedGameInfo
 from p2pgotg.ui.setup_editor import SetupEditor
 from p2pgotg.ui.words import challenge_lines, how_it_ended, result_headline, verdict_words
 
@@ -49,6 +52,9 @@ class Mode(enum.Enum):
 
 class Screen(enum.Enum):
     START = "start"
+    GAMES = "games"  # the saved games, from the start screen
+    REVIEW = "review"  # a finished game, move by move (`p2pgotg show`, end and start screens)
+    RESUME = "resume"  # `play` found an unfinished game against the bot: resume it?
     LOBBY = "lobby"
     SETUP = "setup"
     PLAY = "play"
@@ -64,6 +70,14 @@ class Prompt(enum.Enum):
     SAVE = "save formation as: "
 
 
+class Confirm(enum.Enum):
+    """A question waiting for y or n."""
+
+    QUIT = "quit"
+    RESIGN = "resign"
+    RANDOM = "random"  # a random formation over pieces placed by hand
+
+
 class Driver(Protocol):
     """What the state asks of the trio side (implemented in `runner`)."""
 
@@ -74,6 +88,15 @@ class Driver(Protocol):
     def start(self, mode: Mode, invite: str | None = None) -> None: ...
 
     def rematch(self) -> None: ...
+
+    def leave(self) -> None:
+        """Leave the game in play (telling the other side) and go back to the start screen."""
+
+    def resume_answer(self, resume: bool) -> None:
+        """The player's answer to the offer to resume an unfinished game against the bot."""
+
+    def games_folder(self) -> Path:
+        """Where the saved games are."""
 
     def now(self) -> float:
         """The trio clock's time, for reading the game clocks."""
@@ -90,6 +113,17 @@ class _NoDriver:
 
     def rematch(self) -> None:
         raise RuntimeError("no driver attached")
+
+    def leave(self) -> None:
+        raise RuntimeError("no driver attached")
+
+    def resume_answer(self, resume: bool) -> None:
+        raise RuntimeError("no driver attached")
+
+    def games_folder(self) -> Path:
+        from p2pgotg.net.games import games_dir
+
+        return games_dir()
 
     def now(self) -> float:
         return 0.0
@@ -125,7 +159,13 @@ class AppState:
         self.status_error = False
         self.help_visible = False
         self.prompt: Prompt | None = None
-        self.confirm_quit = False
+        self.confirm: Confirm | None = None
+        self.from_start = mode is None  # quitting a game goes back to the start screen
+        self.review: Review | None = None  # the game being reviewed (Screen.REVIEW)
+        self.review_back: Screen | None = None  # where leaving the review goes
+        self.saved_games: list[SavedGameInfo] | None = None  # Screen.GAMES, when shown
+        self.games_cursor = 0
+        self.resume_offer: str | None = None  # Screen.RESUME: what the unfinished game is
         self.cursor = 0  # a square index
         self.selected: int | None = None  # the square of a piece picked up to move
         self.editor: SetupEditor | None = None
@@ -133,6 +173,7 @@ class AppState:
         self.offer_draw = False  # send a draw offer with the next move
         self.end_view_setups = False  # end screen: starting setups instead of final position
         self.end_view_challenges = False  # end screen: every challenge with both ranks
+        self.challenge_page = 0  # end screen: which page of the challenge list
         self.games = 0
         self._seen = 0
         self._claimed_at: int | None = None
@@ -167,9 +208,17 @@ class AppState:
         return "bot" if self.mode is Mode.BOT else "opp"
 
     @property
+    def confirm_quit(self) -> bool:
+        return self.confirm is Confirm.QUIT
+
+    @property
     def screen(self) -> Screen:
+        if self.review is not None:
+            return Screen.REVIEW
         if self.mode is None:
-            return Screen.START
+            return Screen.GAMES if self.saved_games is not None else Screen.START
+        if self.resume_offer is not None and self.session is None:
+            return Screen.RESUME
         session = self.session
         if session is None:
             return Screen.ERROR if self.fatal else Screen.LOBBY
@@ -194,17 +243,29 @@ class AppState:
     @property
     def takes_text(self) -> bool:
         """Whether letters typed go to the input line (else they are single-key commands)."""
-        return self.prompt is not None or (self.screen is Screen.PLAY and not self.confirm_quit)
+        return self.prompt is not None or (self.screen is Screen.PLAY and self.confirm is None)
+
+    @property
+    def began(self) -> bool:
+        """The game got past the setup: there are moves (or an end) to speak of."""
+        peer = self.peer
+        return peer is not None and (peer.view is not None or peer.flow.is_over)
 
     def ask_quit(self) -> None:
         """Ask (y/n) before quitting, saying what becomes of the game."""
-        self.confirm_quit = True
+        self.confirm = Confirm.QUIT
+        where = "leave this game for the start screen" if self.from_start else "quit"
         if not self.in_game:
-            self.say("quit? y/n")
+            self.say(f"{where}? y/n")
         elif self.mode is Mode.BOT:
-            self.say("quit? A game against the bot cannot be resumed. y/n")
+            self.say(f"{where}? The game is saved: p2pgotg play offers to resume it. y/n")
         else:
-            self.say("quit? The game is saved: run the same command again to resume it. y/n")
+            self.say(f"{where}? The game is saved: run the same command again to resume it. "
+                     "y/n")
+
+    def ask(self, question: Confirm, text: str) -> None:
+        self.confirm = question
+        self.say(f"{text} y/n")
 
     # -- the status line ---------------------------------------------------------------
 
@@ -231,7 +292,8 @@ class AppState:
         self.offer_draw = False
         self.end_view_setups = False
         self.end_view_challenges = False
-        self.confirm_quit = False
+        self.challenge_page = 0
+        self.confirm = None
         self.games += 1
         self.say("")
 
@@ -292,17 +354,8 @@ class AppState:
             self.say(f"{who} on {event.move.text()[-2:]}: waiting for the reply")
         elif isinstance(event, MovePlayed):
             self._on_move(event, peer)
-        elif isinstance(event, DrawOffered):
-            if self._mine(event.role):
-                self._add("  you offer a draw", "class:log.info")
-            else:
-                self._add(f"  {them} offers a draw", "class:log.info")
-        elif isinstance(event, DrawDeclined):
-            who = "you decline" if self._mine(event.role) else f"{them} declines"
-            self._add(f"  {who} the draw", "class:log.info")
-        elif isinstance(event, ChatReceived):
-            who = "you" if self._mine(event.role) else self.opponent_short
-            self._add(f"  {who}: {event.text}", "class:log.chat")
+        elif isinstance(event, DrawOffered | DrawDeclined | ChatReceived):
+            self._log_talk(event, peer)
         elif isinstance(event, GameEnded):
             side = peer.side
             won = None if event.winner_side is None else event.winner_side is side
@@ -345,12 +398,41 @@ class AppState:
                 self._add(f"      {line}", "class:log.challenge")
 
     def _log_resumed(self, peer: Peer) -> None:
-        """A game picked up from its saved transcript: the log so far, from the view."""
+        """A game picked up from its saved transcript: the log so far, rebuilt by replaying
+        the messages, so chat lines and draw offers come back between the moves they came
+        with; the moves are told from the view (which knows our own ranks)."""
         view, side = peer.view, peer.side
         assert view is not None and side is not None
         self._add(f"Resumed: you are {side.display_name}.", "class:log.info")
-        for number, record in enumerate(view.history, 1):
-            self._log_move(view, record, number, side)
+        replayed = GameFlow()
+        number = 0
+        for role, data in peer.flow.transcript:
+            try:
+                events, _ = replayed.process(role, data)
+            except Exception:  # noqa: BLE001  (our own checked messages: never; moves stay)
+                break
+            for event in events:
+                if isinstance(event, MovePlayed) and number < len(view.history):
+                    number += 1
+                    self._log_move(view, view.history[number - 1], number, side)
+                elif isinstance(event, DrawOffered | DrawDeclined | ChatReceived):
+                    self._log_talk(event, peer)
+        for rest in range(number, len(view.history)):
+            self._log_move(view, view.history[rest], rest + 1, side)
+
+    def _log_talk(self, event: Event, peer: Peer) -> None:
+        """A draw offer, a declined draw or a chat line, in the log."""
+        them = self.opponent
+        if isinstance(event, DrawOffered):
+            mine = self._mine(event.role)
+            self._add("  you offer a draw" if mine else f"  {them} offers a draw",
+                      "class:log.info")
+        elif isinstance(event, DrawDeclined):
+            who = "you decline" if self._mine(event.role) else f"{them} declines"
+            self._add(f"  {who} the draw", "class:log.info")
+        elif isinstance(event, ChatReceived):
+            who = "you" if self._mine(event.role) else self.opponent_short
+            self._add(f"  {who}: {event.text}", "class:log.chat")
 
     def _claim_flag_when_due(self) -> None:
         """At the start of our turn, a flag of ours that has made it to the far back rank

@@ -21,6 +21,9 @@ COLOUR = Style.from_dict({
     "board.dim": "#3a3a3a",
     "board.last": "bg:#6f6f1f",
     "board.challenge": "bg:#af5f00",
+    # on a piece, a mark keeps the owner's colour and adds to it
+    "board.last-piece": "underline #ffff87",
+    "board.challenge-piece": "underline #ffaf5f",
     "board.target": "bg:#2f6f2f",
     "board.selected": "bg:#d7af00 #000000",
     "board.cursor": "reverse",
@@ -41,6 +44,8 @@ MONO = Style.from_dict({
     "strong": "bold",
     "invite": "bold",
     "board.own": "bold",
+    "board.last-piece": "underline",
+    "board.challenge-piece": "underline",
     "board.cursor": "reverse",
     "board.selected": "reverse",
     "log.end": "bold",

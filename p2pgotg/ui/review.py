@@ -1,0 +1,186 @@
+"""Reviewing a finished game from its saved transcript: both armies revealed (the audit
+opened them), stepped through move by move, each challenge explained. Pure: the file is
+read once by `Review.from_file`, and the screen (`review_screen`) only reads this.
+
+Any transcript that verifies can be shown, the other player's too; one that cannot is
+refused with a `ReviewError` whose text says why, in words.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from p2pgotg.protocol import Finding, GameFlow, TranscriptError, parse, replay
+from p2pgotg.protocol.flow import HOST, JOINER
+from p2pgotg.rules import (
+    ChallengeResult,
+    Game,
+    IllegalMoveError,
+    PlyRecord,
+    Rank,
+    RuleOptions,
+    RulesError,
+    Setup,
+    Side,
+    Termination,
+)
+from p2pgotg.ui.words import rank_name
+
+
+class ReviewError(Exception):
+    """This file cannot be shown; `str()` says why, for the player."""
+
+
+def setups_from_flow(flow: GameFlow) -> dict[Side, Setup]:
+    """Every setup the audit opened: a side's ranks are known once its audit arrived."""
+    out: dict[Side, Setup] = {}
+    if flow.white is None:
+        return out
+    for role in (HOST, JOINER):
+        if role in flow.audits and role in flow.reveals:
+            ranks = flow.audits[role][0]
+            squares = flow.reveals[role].squares
+            side = flow.side_of(role)
+            try:
+                out[side] = Setup(side, {sq: Rank(r) for sq, r in
+                                         zip(squares, ranks, strict=True)})
+            except (RulesError, ValueError):  # a broken setup: the verdict says so
+                continue
+    return out
+
+
+@dataclass(frozen=True)
+class Step:
+    """One move of the game, told with both ranks known."""
+
+    number: int
+    record: PlyRecord
+    text: str  # `12. White b3-b4`
+    explained: str  # for a challenge: who met whom and who left the board
+
+
+def _challenge_words(full: Game, record: PlyRecord) -> str:
+    attacker, defender = full.rank_of(record.piece), full.rank_of(record.defender) \
+        if record.defender is not None else None
+    side, other = record.side.display_name, record.side.other.display_name
+    a = rank_name(attacker) if attacker is not None else "piece"
+    d = rank_name(defender) if defender is not None else "piece"
+    result = record.result
+    if result is ChallengeResult.ATTACKER_WINS:
+        gone = f"{other}'s {d} is eliminated"
+    elif result is ChallengeResult.DEFENDER_WINS:
+        gone = f"{side}'s {a} is eliminated"
+    else:
+        gone = "both are eliminated"
+    words = f"{side}'s {a} challenges {other}'s {d}: {gone}"
+    if record.lost_flag is not None:
+        words += f"; {record.lost_flag.display_name}'s flag is lost"
+    return words + "."
+
+
+@dataclass
+class Review:
+    """A finished game, ready to step through; `ply` is how many moves are shown played."""
+
+    path: Path
+    owner: Side  # whose transcript it is: the board is drawn from that side
+    setups: dict[Side, Setup]
+    steps: list[Step]
+    result: str  # `White wins: their flag reached the far back rank` and the audit's word
+    audit: str
+    options: RuleOptions
+    ply: int = 0
+
+    @classmethod
+    def from_file(cls, path: Path) -> Review:
+        try:
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ReviewError(f"cannot read {path}: {exc.strerror or 'unreadable'}") from None
+        try:
+            transcript = parse(data)
+        except TranscriptError:
+            raise ReviewError(f"{path} is not a saved game of p2pgotg (or it is damaged): "
+                              "check it with p2pgotg verify") from None
+        report = replay(transcript)
+        flow = report.flow
+        if report.finding is Finding.UNREADABLE:
+            raise ReviewError(f"{path} is damaged or forged, so it cannot be shown: "
+                              "p2pgotg verify says more")
+        if flow.game is None or flow.white is None or flow.options is None:
+            raise ReviewError(f"{path}: this game never got past the setup, so there is "
+                              "nothing to show")
+        if report.finding is Finding.UNFINISHED:
+            raise ReviewError(f"{path}: this game is not finished, so its ranks were never "
+                              "all opened; finish it (run the same command again) to see it")
+        setups = setups_from_flow(flow)
+        if len(setups) != 2:
+            raise ReviewError(f"{path}: the audit never opened both setups (the game was "
+                              "stopped by a broken rule), so the armies cannot be shown")
+        full = Game.from_setups(setups[Side.WHITE], setups[Side.BLACK], flow.options)
+        steps = []
+        for number, record in enumerate(flow.game.history, 1):
+            words = _challenge_words(full, record) if record.defender is not None else ""
+            try:
+                replayed = full.push(record.move, record.result, record.lost_flag)
+            except IllegalMoveError:
+                raise ReviewError(f"{path}: move {number} does not replay from the opened "
+                                  "setups; p2pgotg verify says more") from None
+            steps.append(Step(number, replayed,
+                              f"{number}. {record.side.display_name} {record.move.text()}",
+                              words))
+        owner = flow.side_of(transcript.role)
+        verdict = report.verdict
+        return cls(path, owner, setups, steps, _result_words(flow),
+                   _audit_words(report.finding, verdict.detail if verdict else ""),
+                   flow.options)
+
+    # -- stepping ---------------------------------------------------------------------
+
+    @property
+    def total(self) -> int:
+        return len(self.steps)
+
+    def go(self, ply: int) -> None:
+        self.ply = max(0, min(self.total, ply))
+
+    def game(self) -> Game:
+        """The position after `ply` moves, every rank known."""
+        full = Game.from_setups(self.setups[Side.WHITE], self.setups[Side.BLACK], self.options)
+        for step in self.steps[: self.ply]:
+            record = step.record
+            full.push(record.move, record.result, record.lost_flag)
+        return full
+
+    @property
+    def current(self) -> Step | None:
+        return self.steps[self.ply - 1] if self.ply else None
+
+
+def _result_words(flow: GameFlow) -> str:
+    """`White wins: Black resigned`, told with colours, never roles."""
+    if flow.result is None:
+        return "The game stopped when a broken rule was proven"
+    termination, winner = flow.result
+    if winner is None:
+        return "Draw: " + ("a draw was agreed" if termination is Termination.DRAW_AGREED
+                           else "neither side can move")
+    won = flow.side_of(winner)
+    w, lost = won.display_name, won.other.display_name
+    how = {
+        Termination.FLAG_CAPTURED: f"{lost}'s flag was eliminated",
+        Termination.FLAG_REACHED_BACK_RANK: f"{w}'s flag reached the far back rank",
+        Termination.RESIGNATION: f"{lost} resigned",
+        Termination.NO_LEGAL_MOVE: f"{lost} had no legal move",
+        Termination.TIME_FORFEIT: f"{lost} ran out of time",
+        Termination.ABANDONMENT: f"{lost} left the game and did not come back",
+    }.get(termination, f"{lost} was caught breaking the rules") if termination else \
+        f"{lost} was caught breaking the rules"
+    return f"{w} wins: {how}"
+
+
+def _audit_words(finding: Finding, detail: str) -> str:
+    if finding is Finding.CLEAN:
+        return "audit clean: every commitment opened and checked"
+    return f"the audit found a broken rule: {detail}" if detail else "the audit was not clean"

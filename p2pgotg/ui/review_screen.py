@@ -1,0 +1,96 @@
+"""The review screen (`p2pgotg show FILE`, `v` on the end screen, the saved games list):
+a finished game stepped through move by move with both armies revealed."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+from p2pgotg.ui import board
+from p2pgotg.ui.board import Fragments, Marks
+from p2pgotg.ui.review import Review, ReviewError
+from p2pgotg.ui.state import AppState, Screen
+
+PANEL = 29  # the side panel's width at 80 columns
+HISTORY_LINES = 9  # moves listed around the current one
+
+
+def open_review(state: AppState, path: Path, back: Screen | None) -> bool:
+    """Show `path`; False (and the reason in the status line) when it cannot be shown."""
+    try:
+        review = Review.from_file(path)
+    except ReviewError as exc:
+        state.warn(str(exc))
+        return False
+    state.review, state.review_back = review, back
+    state.say(f"{review.total} moves: Right/Left step, PgDn/PgUp ten, Home/End, q back")
+    return True
+
+
+def close(state: AppState) -> None:
+    state.review = None
+    state.say("")
+
+
+def step(state: AppState, n: int) -> None:
+    review = state.review
+    if review is not None:
+        review.go(review.ply + n)
+        current = review.current
+        state.say(current.explained or current.text if current else "the starting position")
+
+
+def title(state: AppState) -> str:
+    review = state.review
+    if review is None:
+        return ""
+    return f"Review - move {review.ply} of {review.total} - {review.path.name}"
+
+
+def board_text(state: AppState) -> Fragments:
+    review = state.review
+    if review is None:
+        return []
+    game = review.game()
+    marks = Marks()
+    current = review.current
+    if current is not None:
+        move = current.record.move
+        marks = Marks(last=frozenset((move.from_square, move.to_square)))
+        if current.record.defender is not None:
+            marks = Marks(last=frozenset((move.from_square,)),
+                          challenge=frozenset((move.to_square,)))
+    out = board.board_fragments(board.game_content(game), review.owner, marks, state.ascii)
+    for line in textwrap.wrap(review.result + "; " + review.audit, board.WIDTH - 2):
+        out.append(("class:strong", f" {line}\n"))
+    return out
+
+
+def panel_text(state: AppState) -> Fragments:
+    review = state.review
+    if review is None:
+        return []
+    out: Fragments = [("class:heading", "Moves"), ("", "\n")]
+    first = max(0, min(review.ply - HISTORY_LINES // 2 - 1, review.total - HISTORY_LINES))
+    shown = review.steps[first:first + HISTORY_LINES]
+    if first > 0:
+        out.append(("class:dim", "  ...\n"))
+    for s in shown:
+        mark = ">" if s.number == review.ply else " "
+        style = "class:strong" if s.number == review.ply else ""
+        x = "  x" if s.record.defender is not None else ""
+        out.append((style, f"{mark}{s.text}{x}\n"[:PANEL + 1]))
+    if first + HISTORY_LINES < review.total:
+        out.append(("class:dim", "  ...\n"))
+    current = review.current
+    out.append(("", "\n"))
+    if current is None:
+        out.append(("class:dim", "The starting position: every\nrank revealed.\n"))
+    elif current.explained:
+        for line in textwrap.wrap(current.explained, PANEL):
+            out.append(("class:log.challenge", line + "\n"))
+    return out
+
+
+def hints(state: AppState) -> str:
+    return "Right/Left step  PgDn/PgUp 10  Home/End  q back"
