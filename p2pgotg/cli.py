@@ -525,7 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Replay a saved transcript: exit 0 clean, 1 a rule was broken (the "
         "message names who and where), 2 the file cannot be read, 3 the game is unfinished.",
     )
-    verify.add_argument("file")
+    verify.add_argument("file", help="a saved game (see: p2pgotg games)")
     verify.set_defaults(func=_cmd_verify)
     host = sub.add_parser("host", help="host a game and print invite codes")
     host.add_argument("--port", type=_port, default=0,

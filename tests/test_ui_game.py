@@ -96,7 +96,8 @@ def run_ui(mode: Mode | None, launch: Launch, scenario) -> str:
 
 def launch_for(tmp_path: Path, **kw) -> Launch:
     return Launch(seed=kw.pop("seed", 11), think=kw.pop("think", 0.02),
-                  save_dir=tmp_path / "games", identity=Ed25519PrivateKey.generate,
+                  save_dir=tmp_path / "games",
+                  identity=kw.pop("identity", Ed25519PrivateKey.generate),
                   limits=Limits(handshake=10.0), **kw)
 
 

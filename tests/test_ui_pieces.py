@@ -54,7 +54,7 @@ def test_marks_are_text_so_they_read_without_colour() -> None:
     row4 = lines[4]
     assert row4[3 + 3 * 5: 3 + 4 * 5] == "[ + ]"  # the cursor wins over a target mark
     assert row4[3 + 4 * 5: 3 + 5 * 5] == ">MAJ<"
-    assert lines[3][3 + 4 * 5: 3 + 5 * 5] == "+ ? +"  # a challenge is possible there
+    assert lines[3][3 + 4 * 5: 3 + 5 * 5] == "+ ? )"  # a challenge is possible there
     assert all(len(line) == board.WIDTH for line in lines)
 
 

@@ -211,6 +211,12 @@ def test_a_resumed_game_shows_its_moves_so_far(setup_with) -> None:
     state, white, black = start(setup_with(Side.WHITE, {}), setup_with(Side.BLACK, {}))
     typed(state, "a3 a4")
     black_moves(black, state, "a6-a5")
+    typed(state, "chat your move was quick")
+    typed(state, "draw")
+    typed(state, "b3 b4")
+    black.perform(lambda p: p.decline_draw())
+    black.perform(lambda p: p.chat("no draw yet"))
+    black_moves(black, state, "b6-b5")
 
     class Restored(PairSession):
         @property
@@ -221,5 +227,8 @@ def test_a_resumed_game_shows_its_moves_so_far(setup_with) -> None:
     again.driver = SyncDriver(again)
     again.attach(Restored(white.pair, white.role))  # type: ignore[arg-type]
     again.absorb()
+    # chat lines and draw offers come back too, between the moves they came with
     assert [line.text for line in again.log] == [
-        "Resumed: you are White.", "  1 you  a3-a4", "  2 opp  a6-a5"]
+        "Resumed: you are White.", "  1 you  a3-a4", "  2 opp  a6-a5",
+        "  you: your move was quick", "  you offer a draw", "  3 you  b3-b4",
+        "  your opponent declines the draw", "  opp: no draw yet", "  4 opp  b6-b5"]

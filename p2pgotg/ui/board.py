@@ -3,8 +3,9 @@
 The player's own home rows are at the bottom: White sees rank 8 at the top and files a..i
 left to right, Black sees the board turned round. Every mark a cell can carry is drawn as
 text (`[ ]` cursor, `> <` picked up, `+` a legal destination) so it reads without colour;
-the ASCII mode writes the opponent's pieces in lower case (in `( )` when unmarked) and adds
-`: :` / `! !` for the last move and the last challenge, which colour shows otherwise.
+the ASCII mode closes every opponent's piece with `)` (`( )` when unmarked, `: )` when it
+just moved) and writes its rank in lower case, and adds `: :` / `! !` for the last move and
+the last challenge, which colour shows otherwise.
 """
 
 from __future__ import annotations
@@ -130,6 +131,8 @@ def _cell(sq: int, here: tuple[Side, str] | None, viewer: Side, marks: Marks,
     if sq == marks.cursor:
         extra = " class:board.cursor"
         left, right = "[", "]"
+    if ascii and enemy:
+        right = ")"  # whatever marks it, an enemy piece always closes with `)`
     return style + extra, f"{left}{label:^{LABEL}}{right}"
 
 

@@ -132,10 +132,13 @@ PAGE = 8  # challenge lines on one page of the panel
 
 def challenge_pages(peer: Peer) -> list[list[str]]:
     """The challenge list wrapped between words to the panel and cut into pages."""
-    lines: list[str] = []
+    pages: list[list[str]] = [[]]
     for line in challenges_explained(peer):
-        lines += textwrap.wrap(line, PANEL_WIDTH - 1, subsequent_indent="      ")
-    return [lines[i:i + PAGE] for i in range(0, len(lines), PAGE)] or [[]]
+        wrapped = textwrap.wrap(line, PANEL_WIDTH - 1, subsequent_indent="      ")
+        if len(pages[-1]) + len(wrapped) > PAGE:  # (a challenge is never split over pages)
+            pages.append([])
+        pages[-1] += wrapped
+    return pages
 
 
 def panel_text(state: AppState) -> Fragments:
@@ -147,7 +150,7 @@ def panel_text(state: AppState) -> Fragments:
         page = max(0, min(state.challenge_page, len(pages) - 1))
         out: Fragments = [("class:heading", "Challenges"),
                           ("class:dim", f" {page + 1}/{len(pages)}" if len(pages) > 1 else ""),
-                          ("", "\n"), ("class:dim", "attacker>defender, from the audit\n")]
+                          ("", "\n"), ("class:dim", "attacker>defender (audit)\n")]
         for line in pages[page] or ["(none, or ranks not opened)"]:
             out.append(("", line + "\n"))
         if len(pages) > 1:

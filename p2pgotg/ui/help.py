@@ -28,8 +28,8 @@ _KEYS = """\
 
 _COLOUR = (" Colours: blue yours, red theirs, under any mark; underlined yellow the last\n"
            " move, orange the last challenge; green where the picked-up piece may go.\n")
-_ASCII = (" cpt ? lower case: an enemy piece (in ( ) when unmarked); CPT upper case: yours\n"
-          " : : the last move   ! ! the last challenge\n")
+_ASCII = (" (cpt) ( ? ) an enemy piece: it always ends in ), whatever marks it (: ? ) \n"
+          " : : the last move   ! ! the last challenge   CPT upper case: yours\n")
 
 
 def help_text(state: AppState) -> Fragments:

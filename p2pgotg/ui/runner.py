@@ -66,6 +66,7 @@ class Launch:
     #: the host is this very account (`identity_for_joining`).
     join_identity: Callable[[bytes], Ed25519PrivateKey] | None = None
     review: Path | None = None  # `p2pgotg show FILE`: open this game's review
+    join_give_up: float = 60.0  # a new join whose host never answers stops after this
 
     def key_for_joining(self, pin: bytes) -> Ed25519PrivateKey:
         if self.join_identity is not None:
@@ -306,7 +307,8 @@ class Controller:
         launch = self.launch
         invite = Invite.decode(code)
         key = launch.key_for_joining(invite.pin)
-        config = JoinConfig(key, invite, launch.games, launch.limits)
+        config = JoinConfig(key, invite, launch.games, launch.limits,
+                            give_up=launch.join_give_up)
         self._note(generation, f"connecting to {invite.address} port {invite.port}")
         session = await join_game(config, partial(self._seat, generation),
                                   on_status=partial(self._note, generation),
