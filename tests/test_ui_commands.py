@@ -96,7 +96,8 @@ def test_show_prints_a_finished_game_with_both_armies_and_each_challenge(saved) 
         assert lines[1].startswith("1. White ")
         challenges = [line for line in lines[1:-1] if " challenges " in line]
         assert challenges and all("eliminated" in line for line in challenges)
-        assert "audit clean" in lines[-1] and " wins: " in lines[-1] or "Draw" in lines[-1]
+        assert "audit clean" in lines[-1]
+        assert " wins: " in lines[-1] or "Draw: " in lines[-1]
         assert "host" not in done.stdout.replace(str(path), "")
 
 

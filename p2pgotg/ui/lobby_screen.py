@@ -58,6 +58,14 @@ def _link_words(state: AppState) -> str:
     }[session.link]
 
 
+def _labelled(label: str, text: str, width: int) -> Fragments:
+    """` Label: text`, the text wrapped between words under the screen's width."""
+    head = f" {label}: "
+    lines = textwrap.wrap(head + text, width)
+    return [("class:strong", head), ("", "\n ".join([lines[0][len(head):], *lines[1:]])
+                                     + "\n")]
+
+
 def code_lines(code: str, width: int) -> list[str]:
     """The command that joins with `code`, laid out to copy well: on one line when it fits
     (a plain copy of that line works), else quoted and broken with the rest of the code
@@ -94,22 +102,21 @@ def body(state: AppState) -> Fragments:
                          "on\n this computer, with the full protocol...\n\n")))
     if options is not None:
         who = "The host proposes these rules" if state.mode is Mode.JOIN else "Rules"
-        out.append(("class:strong", f" {who}: "))
-        out.append(("", f"{options.describe()}\n"))
-    out.append(("class:strong", " Connection: "))
-    out.append(("", _link_words(state) + "\n"))
+        out += _labelled(who, options.describe(), _columns() - 2)
+    width = _columns() - 2
+    out += _labelled("Connection", _link_words(state), width)
     if state.net_note:
-        out.append(("class:dim", f" ({state.net_note})\n"))
+        for line in textwrap.wrap(f"({state.net_note})", width):
+            out.append(("class:dim", f" {line}\n"))
     waiting = peer is None or (peer.flow.game_id is None and state.session is not None
                                and state.session.link is not Link.CONNECTED)
     if state.mode is Mode.HOST and state.invites and waiting:
         out.append(("class:heading", "\n Give the other player one of these commands"))
         out.append(("class:dim", "\n (copy all of it, quotes too; or type 3 on their start "
                     "screen and paste it there)\n"))
-        width = _columns()
         for code in shown_invites(state.invites):
             out.append(("", f" {_where(code)}:\n"))
-            for part in code_lines(code, width):
+            for part in code_lines(code, width + 2):
                 out.append(("class:invite", f"{part}\n"))
     if peer is not None and peer.role == JOINER:
         if peer.flow.hellos.get("host") is not None and JOINER not in peer.flow.hellos:
