@@ -318,3 +318,55 @@ def test_joining_a_host_that_is_not_there_says_so_and_gives_up(tmp_path: Path) -
     assert "is it running?" in seen["lobby"] and "connection lost" not in seen["lobby"]
     error = " ".join(seen["error"].split())
     assert "gave up after 2 s" in error and "run the same command again" in error
+
+
+def test_a_finished_game_is_reviewed_from_the_end_and_start_screens(tmp_path: Path) -> None:
+    """New: the end screen's `v` steps through the game just played, both armies shown
+    (no `?`), each challenge explained; the start screen's saved games open it too, and
+    `p2pgotg show FILE` opens straight into it."""
+    from p2pgotg.ui import games_screen, review_screen
+
+    seen: dict[str, object] = {}
+
+    async def play_then_review(d: Driver) -> None:
+        s = d.state
+        await d.keys("1", then=lambda: s.screen is Screen.SETUP, what="a game from the start")
+        await _challenge_heavy_game(d, 6)
+        await d.keys("v", then=lambda: s.screen is Screen.REVIEW, what="the review")
+        review = s.review
+        seen["total"] = review.total
+        assert review.ply == 0 and "?" not in fragments_text(review_screen.board_text(s))
+        challenge = next(st.number for st in review.steps if st.record.defender is not None)
+        await d.keys(*["\x1b[C"] * challenge, then=lambda: review.ply == challenge)
+        seen["explained"] = s.status
+        seen["panel"] = fragments_text(review_screen.panel_text(s))
+        await d.keys("\x1b[D", then=lambda: review.ply == challenge - 1)
+        await d.keys("\x1b[F", then=lambda: review.ply == review.total)  # End
+        seen["last board"] = fragments_text(review_screen.board_text(s))
+        await d.keys("q", then=lambda: s.screen is Screen.END, what="back to the end screen")
+        await d.keys("q", then=lambda: s.screen is Screen.START, what="back to the start")
+        await d.keys("4", then=lambda: s.screen is Screen.GAMES)
+        seen["games"] = fragments_text(games_screen.body(s))
+        await d.keys(ENTER, then=lambda: s.screen is Screen.REVIEW, what="the review again")
+        await d.keys("q", then=lambda: s.screen is Screen.GAMES)
+        await d.keys("q", then=lambda: s.screen is Screen.START)
+        await d.keys("q")
+
+    run_ui(None, launch_for(tmp_path, think=0.0), play_then_review)
+    assert seen["total"] > 0
+    assert " challenges " in str(seen["explained"]) and "eliminated" in str(seen["explained"])
+    assert ">" in str(seen["panel"]) and "?" not in str(seen["last board"])
+    games = " ".join(str(seen["games"]).split())
+    assert "against the bot: you " in games and "review: p2pgotg show" in games
+
+    path = next((tmp_path / "games" / "bot").glob("*.gtr"))
+
+    async def show(d: Driver) -> None:
+        s = d.state
+        assert s.screen is Screen.REVIEW and s.review is not None
+        await d.keys("\x1b[C", then=lambda: s.review.ply == 1)
+        await d.keys("q")
+
+    from p2pgotg.ui.runner import Launch
+
+    run_ui(None, Launch(review=path, save_dir=tmp_path / "games"), show)
