@@ -485,6 +485,11 @@ def _add_rule_options(p: argparse.ArgumentParser) -> None:
                    help="the most one move may take, e.g. 60s (default: none)")
 
 
+def _add_ascii(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--ascii", action="store_true",
+                   help="no colour: marks drawn as plain text, for any terminal")
+
+
 def _add_seat_options(p: argparse.ArgumentParser, away: str) -> None:
     """What host and join share: the bot seat, the driver's timeouts, the display."""
     p.add_argument("--bot", action="store_true", help="let the bot play this side")
@@ -497,8 +502,7 @@ def _add_seat_options(p: argparse.ArgumentParser, away: str) -> None:
                    help="after our audit, claim the game if the other's has not come")
     p.add_argument("--duty-timeout", type=_duration, default=30, metavar="TIME",
                    help="claim the game if the other side withholds a challenge's answer")
-    p.add_argument("--ascii", action="store_true",
-                   help="no colour: marks drawn as plain text, for any terminal")
+    _add_ascii(p)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -550,13 +554,11 @@ def build_parser() -> argparse.ArgumentParser:
                       help="the bot's random seed (and your random formations')")
     play.add_argument("--think", type=_seconds, default=0.45, metavar="SECONDS",
                       help="the bot waits this long before each move (default: 0.45)")
-    play.add_argument("--ascii", action="store_true",
-                      help="no colour: marks drawn as plain text, for any terminal")
+    _add_ascii(play)
     _add_rule_options(play)
     play.set_defaults(func=_cmd_play)
     start = sub.add_parser("start", help="the start screen: play the bot, host or join")
-    start.add_argument("--ascii", action="store_true",
-                       help="no colour: marks drawn as plain text, for any terminal")
+    _add_ascii(start)
     start.set_defaults(func=_cmd_start)
     show = sub.add_parser(
         "show", help="review a finished game move by move",
@@ -566,8 +568,7 @@ def build_parser() -> argparse.ArgumentParser:
         "the moves are printed instead. Exit 2 when the file cannot be shown, saying why.")
     show.add_argument("file", help="a saved game (see: p2pgotg games)")
     show.add_argument("--text", action="store_true", help="print the moves, no screen")
-    show.add_argument("--ascii", action="store_true",
-                      help="no colour: marks drawn as plain text, for any terminal")
+    _add_ascii(show)
     show.set_defaults(func=_cmd_show)
     games = sub.add_parser(
         "games", help="list your saved games, unfinished first",

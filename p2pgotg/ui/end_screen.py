@@ -4,13 +4,13 @@ the signed record of the game is saved."""
 
 from __future__ import annotations
 
-import contextlib
 import textwrap
 
 from p2pgotg.protocol import Peer
-from p2pgotg.rules import Game, IllegalMoveError, Piece, Rank, RulesError, Setup, Side
+from p2pgotg.rules import Game, IllegalMoveError, Piece, Setup, Side
 from p2pgotg.ui import board
 from p2pgotg.ui.board import Fragments, Marks
+from p2pgotg.ui.review import setups_from_flow
 from p2pgotg.ui.state import AppState, Mode, Screen
 from p2pgotg.ui.words import how_it_ended, result_headline, verdict_words
 
@@ -23,14 +23,11 @@ def revealed_setups(peer: Peer) -> dict[Side, Setup]:
     if own is not None:
         out[own.side] = own
     flow = peer.flow
-    them = peer.peer_role
-    if them in flow.audits and them in flow.reveals and flow.white is not None:
-        side = flow.side_of(them)
-        ranks = flow.audits[them][0]
-        squares = flow.reveals[them].squares
-        # (a broken setup: the verdict says so; show what we know)
-        with contextlib.suppress(RulesError, ValueError):
-            out[side] = Setup(side, {sq: Rank(r) for sq, r in zip(squares, ranks, strict=True)})
+    if flow.white is not None:
+        them = flow.side_of(peer.peer_role)
+        opened = setups_from_flow(flow)
+        if them in opened:
+            out[them] = opened[them]
     return out
 
 

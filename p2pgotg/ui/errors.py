@@ -7,7 +7,7 @@ import datetime
 import traceback
 from pathlib import Path
 
-from p2pgotg.net.errors import NetError
+from p2pgotg.net.errors import IdentityFileError, NetError
 from p2pgotg.net.paths import data_dir
 from p2pgotg.net.session import SessionError, unwrap
 
@@ -33,8 +33,12 @@ def explain(exc: BaseException) -> str:
     """What went wrong and what the player can do, in words; details go to the log."""
     if isinstance(exc, BaseExceptionGroup):
         exc = unwrap(exc)
-    if isinstance(exc, NetError):
+    if isinstance(exc, IdentityFileError):  # (its detail is ours: which file, and why)
         return exc.user_message
+    if isinstance(exc, NetError):  # its detail may hold a library's words: logged only
+        if exc.detail:
+            log_exception(exc)
+        return exc.summary()
     if isinstance(exc, SessionError):
         return str(exc)
     path = log_exception(exc)
