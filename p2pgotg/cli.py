@@ -96,7 +96,8 @@ def _cmd_games(args: argparse.Namespace) -> int:
         print(f"no saved games yet (they are kept in {folder})")
         return 0
     unfinished = sum(g.unfinished for g in games)
-    print(f"{len(games)} saved games in {folder}, {unfinished} unfinished:")
+    print(f"{len(games)} saved game{'s' if len(games) != 1 else ''} in {folder}, "
+          f"{unfinished} unfinished:")
     for game in games:
         for line in game.lines():
             print(line)

@@ -357,7 +357,7 @@ def test_a_finished_game_is_reviewed_from_the_end_and_start_screens(tmp_path: Pa
     assert " challenges " in str(seen["explained"]) and "eliminated" in str(seen["explained"])
     assert ">" in str(seen["panel"]) and "?" not in str(seen["last board"])
     games = " ".join(str(seen["games"]).split())
-    assert "against the bot: you " in games and "review: p2pgotg show" in games
+    assert "against the bot: you " in games and "Enter: review it move by move" in games
 
     path = next((tmp_path / "games" / "bot").glob("*.gtr"))
 

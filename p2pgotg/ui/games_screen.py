@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from p2pgotg.protocol.flow import HOST
 from p2pgotg.ui.board import Fragments
-from p2pgotg.ui.saved_games import list_saved_games
+from p2pgotg.ui.saved_games import SavedGameInfo, list_saved_games
 from p2pgotg.ui.state import AppState, Mode, Screen
 
 SHOWN = 8  # games on screen at once (two lines each)
@@ -38,14 +38,25 @@ def body(state: AppState) -> Fragments:
     if not games:
         out.append(("", " No saved games yet.\n"))
         return out
-    out.append(("class:heading", f" {len(games)} saved games, unfinished first\n\n"))
+    plural = "s" if len(games) != 1 else ""
+    out.append(("class:heading", f" {len(games)} saved game{plural}, unfinished first\n\n"))
     first = max(0, min(state.games_cursor - SHOWN // 2, len(games) - SHOWN))
     for i, game in enumerate(games[first:first + SHOWN], first):
-        what, command = game.lines()
+        what, _ = game.lines()
         chosen = i == state.games_cursor
         out.append(("class:strong" if chosen else "", f"{'>' if chosen else ' '}{what}\n"))
-        out.append(("class:dim", f" {command}\n"))
+        out.append(("class:dim", f"    {_action(game)}\n"))
     return out
+
+
+def _action(game: SavedGameInfo) -> str:
+    """What Enter does with this game (the screen is too narrow for paths)."""
+    if not game.unfinished:
+        return "Enter: review it move by move" if game.command.startswith("review") \
+            else game.command
+    if game.against_bot or game.role == HOST:
+        return f"Enter: resume it ({game.command.removeprefix('resume: ')})"
+    return game.command
 
 
 def hints(state: AppState) -> str:

@@ -112,8 +112,8 @@ def body(state: AppState) -> Fragments:
                                and state.session.link is not Link.CONNECTED)
     if state.mode is Mode.HOST and state.invites and waiting:
         out.append(("class:heading", "\n Give the other player one of these commands"))
-        out.append(("class:dim", "\n (copy all of it, quotes too; or type 3 on their start "
-                    "screen and paste it there)\n"))
+        out.append(("class:dim", "\n (copy all of it, quotes too, or paste it at 3 on their "
+                    "start screen)\n"))
         for code in shown_invites(state.invites):
             out.append(("", f" {_where(code)}:\n"))
             for part in code_lines(code, width + 2):

@@ -44,7 +44,7 @@ def title(state: AppState) -> str:
     review = state.review
     if review is None:
         return ""
-    return f"Review - move {review.ply} of {review.total} - {review.path.name}"
+    return f"Review - move {review.ply} of {review.total} - {review.path.name[:16]}..."
 
 
 def board_text(state: AppState) -> Fragments:
