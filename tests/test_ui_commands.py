@@ -110,6 +110,7 @@ def test_show_says_why_it_cannot_show_a_file(tmp_path) -> None:
         assert done.returncode == 2 and says in done.stderr and "Traceback" not in done.stderr
 
 
+@pytest.mark.slow
 def test_games_lists_unfinished_games_first_with_the_command_to_resume(saved,
                                                                        tmp_path) -> None:
     home = tmp_path / "home"
