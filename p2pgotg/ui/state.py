@@ -176,7 +176,7 @@ class AppState:
         self.challenge_page = 0  # end screen: which page of the challenge list
         self.games = 0
         self._seen = 0
-        self._claimed_at: int | None = None
+        self._claimed_at: tuple[int, int] | None = None  # (ply, events) of the last claim
 
     # -- the session, read -------------------------------------------------------------
 
@@ -438,13 +438,17 @@ class AppState:
         """At the start of our turn, a flag of ours that has made it to the far back rank
         wins: claim it without being asked (the rules leave no choice worth making)."""
         peer, view = self.peer, self.view
-        if peer is None or view is None or not peer.my_turn or self._claimed_at == view.ply:
+        session = self.session
+        if peer is None or view is None or session is None or not peer.my_turn:
+            return
+        when = (view.ply, len(session.events))  # (a refused claim is tried again later)
+        if self._claimed_at == when:
             return
         side = peer.side
         assert side is not None
         flag = next((p for p in view.pieces(side) if view.rank_of(p) is Rank.FLAG), None)
         if flag is not None and view.flag_claim_problem(side, flag) is None:
-            self._claimed_at = view.ply
+            self._claimed_at = when
             self.say("your flag reached the far back rank and survived: claiming the win")
             self.driver.perform(lambda p: p.claim_flag(flag),
                                 "your flag reached the far back rank: win claimed")
