@@ -192,7 +192,7 @@ class Controller:
         self._generation += 1
         state.session, state.mode, state.fatal = None, None, None
         state.invites, state.net_note, state.resume_offer = [], "", None
-        state.log, state.editor = [], None
+        state.log, state.editor, state.review = [], None, None
         state.say("")
         self.invalidate()
 
