@@ -216,12 +216,19 @@ def _run_network(main_task: Callable[[], Awaitable[object]]) -> bool:
         except BaseExceptionGroup as group:
             raise unwrap(group) from None
     except (NetError, SessionError) as exc:
-        print(f"error: {getattr(exc, 'user_message', exc)}", file=sys.stderr)
+        print(f"error: {_words(exc)}", file=sys.stderr)
         return False
     return True
 
 
 _LAST_EXIT = [0]
+
+
+def _words(exc: BaseException) -> str:
+    """An error for the person: our own words, never a library's (those go to the log)."""
+    from p2pgotg.ui.errors import explain
+
+    return explain(exc)
 
 
 def _host_many(args: argparse.Namespace, config, seed: int) -> int:
@@ -327,7 +334,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
         session = trio.run(lambda: join_game(config, bot_runner(seed, args.bot_delay),
                                              on_status=_status))
     except (NetError, SessionError) as exc:
-        print(f"error: {getattr(exc, 'user_message', exc)}", file=sys.stderr)
+        print(f"error: {_words(exc)}", file=sys.stderr)
         return 1
     return _report(session)
 
