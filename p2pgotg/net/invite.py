@@ -23,6 +23,11 @@ single-character substitution and every swap of two adjacent characters is caugh
 certain, not with odds. Stored little-endian, the CRC makes the whole layout one codeword,
 so this holds in the check bytes too. A stray, missing or extra character is caught by the
 length rules or, failing that, by the CRC with odds of 1 in 2**32 of slipping through.
+
+Version 2 (``gg2-``, SPEC 3.3) lists typed candidates instead of one address: the host's
+LAN addresses, the external address its router maps for it, and the public address STUN
+saw (for hole punching), with a byte saying what kind of NAT the host found. It keeps the
+pin, the secret and the check. A reader takes both versions.
 """
 
 from __future__ import annotations
@@ -39,6 +44,14 @@ import zlib
 from dataclasses import dataclass, field
 
 from p2pgotg.net.errors import BadInviteError
+from p2pgotg.protocol.candidates import (
+    LAN,
+    Candidate,
+    CodeError,
+    read_candidates,
+    write_candidates,
+)
+from p2pgotg.protocol.codetext import from_text, to_text
 
 PREFIX = "gg1-"
 CHECK_TAG = b"p2pgotg/invite/v1"
@@ -54,6 +67,16 @@ _MIN_SIZE = 1 + 2 + _TAIL  # hostname of one character
 _ALPHABET = set("abcdefghijklmnopqrstuvwxyz234567")
 _LABEL = re.compile(r"(?!-)[a-z0-9_-]{1,63}(?<!-)")
 _VERSION_PREFIX = re.compile(r"gg(\d+)-")
+PREFIX_V2 = "gg2-"
+CHECK_TAG_V2 = b"p2pgotg/invite/v2"
+
+# What the host found out about its own NAT (the byte after the prefix in a v2 invite).
+NAT_UNKNOWN = 0  # no STUN server answered (or none was asked: LAN play)
+NAT_NONE = 1  # the host's own address is public
+NAT_EASY = 2  # endpoint-independent mapping: hole punching can work
+NAT_SYMMETRIC = 3  # a new public port per destination: punching cannot work
+NAT_NAMES = {NAT_UNKNOWN: "unknown", NAT_NONE: "no NAT", NAT_EASY: "endpoint-independent NAT",
+             NAT_SYMMETRIC: "symmetric NAT"}
 
 
 def _check(body: bytes) -> bytes:
@@ -97,6 +120,8 @@ class Invite:
     port: int
     pin: bytes = field(repr=False)
     secret: bytes = field(repr=False)
+    candidates: tuple[Candidate, ...] = ()  # v2 only; empty for a gg1- code
+    nat: int = NAT_UNKNOWN  # v2 only
 
     def __post_init__(self) -> None:
         _kind, address = _normalize_address(self.address)
@@ -107,6 +132,23 @@ class Invite:
             raise ValueError(f"the pin must be {PIN_SIZE} bytes")
         if not isinstance(self.secret, bytes) or len(self.secret) != SECRET_SIZE:
             raise ValueError(f"the join secret must be {SECRET_SIZE} bytes")
+
+    @classmethod
+    def v2(cls, candidates: list[Candidate], pin: bytes, secret: bytes,
+           nat: int = NAT_UNKNOWN) -> Invite:
+        """A version 2 invite; its address and port are the first candidate's."""
+        if not candidates:
+            raise ValueError("an invite lists at least one candidate")
+        if nat not in NAT_NAMES:
+            raise ValueError(f"unknown NAT kind {nat}")
+        first = candidates[0]
+        return cls(first.address, first.port, pin, secret, tuple(candidates), nat)
+
+    def all_candidates(self) -> list[Candidate]:
+        """Every way to reach the host: a v1 code's one address is a LAN candidate."""
+        if self.candidates:
+            return list(self.candidates)
+        return [Candidate(LAN, self.address, self.port)]
 
     @classmethod
     def new(cls, address: str, port: int, pin: bytes) -> Invite:
@@ -124,19 +166,26 @@ class Invite:
         return body + _check(body)
 
     def encode(self) -> str:
-        """The copy-pasteable code."""
+        """The copy-pasteable code: ``gg2-`` when there are candidates, else ``gg1-``."""
+        if self.candidates:
+            body = bytes([self.nat]) + write_candidates(list(self.candidates)) + self.pin \
+                + self.secret
+            return to_text(PREFIX_V2, CHECK_TAG_V2, body)
         return PREFIX + base64.b32encode(self.to_bytes()).decode("ascii").rstrip("=").lower()
 
     @classmethod
     def decode(cls, text: str) -> Invite:
         """Parse a code; BadInviteError says what is wrong with it."""
         code = "".join(text.split()).lower()
+        if code.startswith(PREFIX_V2):
+            return cls._decode_v2(code)
         if not code.startswith(PREFIX):
             found = _VERSION_PREFIX.match(code)
             if found:
                 raise BadInviteError(
                     f"this code starts with {found.group(0)!r}, a format this version of"
-                    f" p2pgotg does not know (it reads {PREFIX!r}); update p2pgotg"
+                    f" p2pgotg does not know (it reads {PREFIX!r} and {PREFIX_V2!r}); update"
+                    " p2pgotg"
                 )
             raise BadInviteError(f"an invite code starts with {PREFIX!r}")
         letters = code[len(PREFIX) :]
@@ -147,6 +196,26 @@ class Invite:
                     " (codes use only the letters a-z and the digits 2-7)"
                 )
         return cls.from_bytes(_unbase32(letters))
+
+    @classmethod
+    def _decode_v2(cls, code: str) -> Invite:
+        try:
+            body = from_text(PREFIX_V2, CHECK_TAG_V2, code, "invite code")
+            if not body:
+                raise CodeError("the code is too short: it looks cut off")
+            nat = body[0]
+            candidates, offset = read_candidates(body, 1)
+        except CodeError as exc:
+            raise BadInviteError(str(exc)) from None
+        if nat not in NAT_NAMES:
+            raise BadInviteError(f"unknown NAT kind {nat}")
+        if len(body) != offset + PIN_SIZE + SECRET_SIZE:
+            raise BadInviteError(
+                f"the code has {len(body) - offset} bytes after its candidates, not"
+                f" {PIN_SIZE + SECRET_SIZE} (truncated or padded)")
+        pin = body[offset:offset + PIN_SIZE]
+        secret = body[offset + PIN_SIZE:]
+        return cls.v2(candidates, pin, secret, nat)
 
     @classmethod
     def from_bytes(cls, raw: bytes) -> Invite:
