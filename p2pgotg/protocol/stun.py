@@ -56,8 +56,9 @@ def binding_request(txid: bytes, *, fingerprint: bool = True) -> bytes:
     if not fingerprint:
         return _HEADER.pack(BINDING_REQUEST, 0, MAGIC_COOKIE, txid)
     header = _HEADER.pack(BINDING_REQUEST, 8, MAGIC_COOKIE, txid)
-    attribute = struct.pack(">HH", FINGERPRINT, 4)
-    return header + attribute + _fingerprint(header + attribute)
+    # The CRC covers the message before the attribute, with the header's length already
+    # counting the attribute (RFC 8489 14.7).
+    return header + struct.pack(">HH", FINGERPRINT, 4) + _fingerprint(header)
 
 
 def message_size(header: bytes) -> int:

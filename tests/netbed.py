@@ -1,0 +1,259 @@
+"""A small internet on one machine, for the tests and bench/connect.py (GUIDE section 7).
+
+Network namespaces joined by veth links: a WAN with a real STUN server (coturn) on two
+addresses and 20 ms of netem delay on every router's link each way (so 80 ms round trip
+between two homes), and home networks behind nftables NAT routers that drop unsolicited
+inbound packets, as real ones do:
+
+    home A  10.14.1.0/24  hA, hA2 on one bridge   easy NAT (port-preserving masquerade)
+                                                  + miniupnpd (PCP, NAT-PMP, UPnP-IGD)
+    home B  10.14.2.0/24  hB                      symmetric NAT (masquerade fully-random)
+    home C  10.14.3.0/24  hC                      easy NAT, no port mapping
+    home D  10.14.4.0/24  hD                      easy NAT + miniupnpd, behind a carrier
+                                                  NAT (its WAN address is 100.64.0.2)
+
+The WAN uses 11.0.14.0/24, which miniupnpd counts as public (it refuses documentation
+ranges); no namespace has a route out of the bed, so nothing leaves the machine.
+
+Every name is prefixed with the test run's pid and xdist worker, so parallel runs never
+collide; ``close()`` kills every daemon and deletes every namespace, and it runs even when
+a test fails (the fixtures call it in ``finally``, and an atexit hook backs them up).
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+WAN_NET = "11.0.14"
+STUN_A = f"{WAN_NET}.2"
+STUN_B = f"{WAN_NET}.3"
+STUN_PORT = 3478
+STUN_ARGS = ["--stun", f"{STUN_A}:{STUN_PORT}", "--stun", f"{STUN_B}:{STUN_PORT}"]
+DELAY_MS = 20  # on each router's WAN link, both ways: 80 ms round trip home to home
+
+# home: (router WAN address, LAN prefix, hosts, symmetric NAT?, miniupnpd?, upstream)
+HOMES = {
+    "A": (f"{WAN_NET}.11", "10.14.1", ["hA", "hA2"], False, True, "wan"),
+    "B": (f"{WAN_NET}.12", "10.14.2", ["hB"], True, False, "wan"),
+    "C": (f"{WAN_NET}.13", "10.14.3", ["hC"], False, False, "wan"),
+    "D": ("100.64.0.2", "10.14.4", ["hD"], False, True, "cgn"),
+}
+CGN_WAN = f"{WAN_NET}.14"
+TOOLS = ("ip", "nft", "tc", "turnserver", "miniupnpd")
+
+
+def missing_tools() -> list[str]:
+    return [t for t in TOOLS if shutil.which(t) is None]
+
+
+def _router_rules(symmetric: bool, upnp: bool) -> str:
+    """Forward only what the LAN started (and, with miniupnpd, what it mapped); NAT out."""
+    upnp_jump = "jump miniupnpd" if upnp else ""
+    random = " fully-random" if symmetric else ""
+    return f"""
+table inet filter {{
+  chain forward {{ type filter hook forward priority 0; policy drop;
+    ct state established,related accept
+    iifname "lan" accept
+    {upnp_jump}
+  }}
+  chain miniupnpd {{ }}
+  chain input {{ type filter hook input priority 0; policy drop;
+    ct state established,related accept
+    iifname != "wan" accept
+  }}
+}}
+table inet nat {{
+  chain prerouting {{ type nat hook prerouting priority -100; policy accept;
+    {"jump prerouting_miniupnpd" if upnp else ""}
+  }}
+  chain postrouting {{ type nat hook postrouting priority 100; policy accept;
+    {"jump postrouting_miniupnpd" if upnp else ""}
+    oifname "wan" masquerade{random}
+  }}
+  chain prerouting_miniupnpd {{ }}
+  chain postrouting_miniupnpd {{ }}
+}}
+"""
+
+
+class Bed:
+    """The namespaces, links and daemons of one test run; see the module docstring."""
+
+    def __init__(self, tag: str | None = None) -> None:
+        worker = os.environ.get("PYTEST_XDIST_WORKER", "gw")
+        self.tag = tag or f"p2g{os.getpid()}{worker}"
+        self.tmp = Path(tempfile.mkdtemp(prefix=f"{self.tag}-"))
+        self.namespaces: list[str] = []
+        self.processes: list[subprocess.Popen] = []
+        self._closed = False
+        atexit.register(self.close)
+
+    # -- names and commands -----------------------------------------------------------
+
+    def ns(self, short: str) -> str:
+        return f"{self.tag}-{short}"
+
+    def sh(self, *argv: str, ns: str | None = None, check: bool = True,
+           input: str | None = None) -> subprocess.CompletedProcess:
+        cmd = (["ip", "netns", "exec", self.ns(ns)] if ns else []) + list(argv)
+        result = subprocess.run(cmd, capture_output=True, text=True, input=input,
+                                check=False)
+        if check and result.returncode != 0:
+            raise RuntimeError(f"{' '.join(cmd)} failed: {result.stderr.strip()}")
+        return result
+
+    def spawn(self, ns: str, argv: list[str], **popen) -> subprocess.Popen:
+        """A process inside namespace ``ns``, in its own process group; killed by close()."""
+        proc = subprocess.Popen(["ip", "netns", "exec", self.ns(ns), *argv],
+                                start_new_session=True, **popen)
+        self.processes.append(proc)
+        return proc
+
+    def python(self, ns: str, *args: str, home: Path, **popen) -> subprocess.Popen:
+        """``python -m p2pgotg ARGS`` inside ``ns``, with its own home directory."""
+        env = {**os.environ, "P2PGOTG_HOME": str(home), "PYTHONUNBUFFERED": "1"}
+        return self.spawn(ns, [sys.executable, "-m", "p2pgotg", *args], env=env, **popen)
+
+    # -- building ------------------------------------------------------------------------
+
+    def _add_ns(self, short: str) -> None:
+        self.sh("ip", "netns", "add", self.ns(short))
+        self.namespaces.append(self.ns(short))
+        self.sh("ip", "-n", self.ns(short), "link", "set", "lo", "up")
+
+    def _link(self, a: str, a_if: str, b: str, b_if: str) -> None:
+        self.sh("ip", "link", "add", "name", a_if, "netns", self.ns(a), "type", "veth",
+                "peer", "name", b_if, "netns", self.ns(b))
+        self.sh("ip", "-n", self.ns(a), "link", "set", a_if, "up")
+        self.sh("ip", "-n", self.ns(b), "link", "set", b_if, "up")
+
+    def _addr(self, ns: str, ifname: str, cidr: str) -> None:
+        self.sh("ip", "-n", self.ns(ns), "addr", "add", cidr, "dev", ifname)
+
+    def _delay(self, ns: str, ifname: str) -> None:
+        self.sh("tc", "-n", self.ns(ns), "qdisc", "add", "dev", ifname, "root", "netem",
+                "delay", f"{DELAY_MS}ms")
+
+    def build(self) -> Bed:
+        try:
+            self._build()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def _build(self) -> None:
+        self._add_ns("wan")
+        self.sh("ip", "-n", self.ns("wan"), "link", "add", "name", "br0", "type", "bridge")
+        self.sh("ip", "-n", self.ns("wan"), "link", "set", "br0", "up")
+        for host in ("1", "2", "3"):
+            self._addr("wan", "br0", f"{WAN_NET}.{host}/24")
+        # The carrier's NAT: a router on the WAN whose "LAN" is 100.64.0.0/24
+        self._add_ns("cgn")
+        self._link("cgn", "wan", "wan", "pcgn")
+        self.sh("ip", "-n", self.ns("wan"), "link", "set", "pcgn", "master", "br0")
+        self._addr("cgn", "wan", f"{CGN_WAN}/24")
+        self.sh("ip", "-n", self.ns("cgn"), "link", "add", "name", "lan", "type", "bridge")
+        self.sh("ip", "-n", self.ns("cgn"), "link", "set", "lan", "up")
+        self._addr("cgn", "lan", "100.64.0.1/24")
+        self.sh("sysctl", "-qw", "net.ipv4.ip_forward=1", ns="cgn")
+        self.sh("nft", "-f", "-", ns="cgn", input=_router_rules(False, False))
+        for name, (wan_ip, lan, hosts, symmetric, upnp, upstream) in HOMES.items():
+            router = f"r{name}"
+            self._add_ns(router)
+            port = f"p{name}"
+            self._link(router, "wan", upstream, port)
+            self.sh("ip", "-n", self.ns(upstream), "link", "set", port, "master",
+                    "br0" if upstream == "wan" else "lan")
+            prefix = "24"
+            self._addr(router, "wan", f"{wan_ip}/{prefix}")
+            gateway = f"{WAN_NET}.1" if upstream == "wan" else "100.64.0.1"
+            self.sh("ip", "-n", self.ns(router), "route", "add", "default", "via", gateway)
+            self.sh("ip", "-n", self.ns(router), "link", "add", "name", "lan", "type", "bridge")
+            self.sh("ip", "-n", self.ns(router), "link", "set", "lan", "up")
+            self._addr(router, "lan", f"{lan}.1/24")
+            self.sh("sysctl", "-qw", "net.ipv4.ip_forward=1", ns=router)
+            self.sh("nft", "-f", "-", ns=router, input=_router_rules(symmetric, upnp))
+            for i, host in enumerate(hosts, start=2):
+                self._add_ns(host)
+                self._link(host, "eth0", router, f"l{i}")
+                self.sh("ip", "-n", self.ns(router), "link", "set", f"l{i}", "master", "lan")
+                self._addr(host, "eth0", f"{lan}.{i}/24")
+                self.sh("ip", "-n", self.ns(host), "route", "add", "default", "via",
+                        f"{lan}.1")
+            if upnp:
+                self._start_miniupnpd(router, lan)
+        self._start_coturn()
+        self._wait_listening("wan", "tcp", STUN_PORT)
+        for name, (*_rest, upnp, _up) in HOMES.items():
+            if upnp:
+                self._wait_listening(f"r{name}", "udp", 5351)
+
+    def _start_coturn(self) -> None:
+        log = open(self.tmp / "coturn.log", "w")  # noqa: SIM115 (closed with the process)
+        self.spawn("wan", [
+            "turnserver", "-n", "--stun-only", "--no-cli", "--no-tls", "--no-dtls",
+            "--listening-ip", STUN_A, "--listening-ip", STUN_B,
+            "--listening-port", str(STUN_PORT), "--log-file", "stdout", "--simple-log",
+            "--pidfile", str(self.tmp / "coturn.pid"), "--db", str(self.tmp / "turndb"),
+        ], stdout=log, stderr=subprocess.STDOUT)
+
+    def _start_miniupnpd(self, router: str, lan: str) -> None:
+        conf = self.tmp / f"miniupnpd-{router}.conf"
+        conf.write_text(
+            "ext_ifname=wan\nlistening_ip=lan\nenable_natpmp=yes\nenable_upnp=yes\n"
+            "secure_mode=yes\nupnp_table_name=filter\nupnp_nat_table_name=nat\n"
+            f"lease_file={self.tmp / f'leases-{router}'}\n"
+            "uuid=3f4c1d52-1e0c-4c1a-9a3e-6a1b2c3d4e5f\n"
+            f"allow 1024-65535 {lan}.0/24 1024-65535\ndeny 0-65535 0.0.0.0/0 0-65535\n")
+        log = open(self.tmp / f"miniupnpd-{router}.log", "w")  # noqa: SIM115
+        self.spawn(router, ["miniupnpd", "-d", "-4", "-f", str(conf),
+                            "-P", str(self.tmp / f"miniupnpd-{router}.pid")],
+                   stdout=log, stderr=subprocess.STDOUT)
+
+    def _wait_listening(self, ns: str, proto: str, port: int, timeout: float = 10) -> None:
+        flag = "-ltnH" if proto == "tcp" else "-lunH"
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            out = self.sh("ss", flag, f"sport = :{port}", ns=ns, check=False).stdout
+            if out.strip():
+                return
+            time.sleep(0.05)
+        raise RuntimeError(f"nothing listens on {proto} port {port} in {ns}")
+
+    # -- looking inside ------------------------------------------------------------------
+
+    def mapped_ports(self, router: str) -> str:
+        """The router's miniupnpd forwarding rules, as nft lists them."""
+        return self.sh("nft", "list", "chain", "inet", "nat", "prerouting_miniupnpd",
+                       ns=router).stdout
+
+    # -- tearing down --------------------------------------------------------------------
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        for proc in reversed(self.processes):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(proc.pid, signal.SIGTERM)
+        for proc in self.processes:
+            try:
+                proc.wait(timeout=3)
+            except subprocess.TimeoutExpired:
+                with contextlib.suppress(ProcessLookupError, PermissionError):
+                    os.killpg(proc.pid, signal.SIGKILL)
+                proc.wait(timeout=3)
+        for ns in reversed(self.namespaces):
+            subprocess.run(["ip", "netns", "del", ns], capture_output=True, check=False)
+        shutil.rmtree(self.tmp, ignore_errors=True)
