@@ -161,12 +161,15 @@ def _cmd_host(args: argparse.Namespace) -> int:
     """Listen for one joiner, print the invite codes, play with the bot seat."""
     import trio
 
+    from p2pgotg import cli_internet
     from p2pgotg.net.errors import NetError
     from p2pgotg.net.games import games_dir
     from p2pgotg.net.hosting import HostConfig
     from p2pgotg.net.paths import load_or_create_identity, load_or_create_tls_identity
     from p2pgotg.selfplay import bot_runner
 
+    if args.reply is not None:
+        return cli_internet.cmd_host_reply(args)
     if args.max_games is not None and not args.bot:
         print("--max-games needs --bot: the bot plays every game of a many-game host",
               file=sys.stderr)
@@ -187,14 +190,17 @@ def _cmd_host(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     if args.max_games is not None:
         return _host_many(args, config, seed)
+    reach = cli_internet.reach_options(args, config.options.describe())
+    if reach is False:
+        return 2
+    config.reach = reach
 
     async def main_task() -> None:
         async with trio.open_nursery() as nursery:
             hosting = await nursery.start(_host_and_report, config,
                                           bot_runner(seed, args.bot_delay))
             print(f"rules: {config.options.describe()}")
-            for code in hosting.invites:
-                print(f"invite: {code}", flush=True)
+            cli_internet.print_offer(hosting)
             print("waiting for the other player (share one invite code)...", flush=True)
 
     if not _run_network(main_task):
@@ -308,31 +314,45 @@ def _cmd_join(args: argparse.Namespace) -> int:
     """Connect to an invite and play with the bot seat."""
     import trio
 
+    from p2pgotg import cli_internet
     from p2pgotg.net.errors import NetError
     from p2pgotg.net.games import games_dir
-    from p2pgotg.net.invite import Invite
     from p2pgotg.net.joining import JoinConfig, join_game
     from p2pgotg.net.paths import identity_for_joining
-    from p2pgotg.net.session import SessionError
+    from p2pgotg.net.session import GameSession, SessionError
     from p2pgotg.selfplay import bot_runner
 
+    if args.code is None:
+        return cli_internet.cmd_list_lan_games()
     if not args.bot:
         return _interface(args, "join")
-    try:
-        invite = Invite.decode(args.code)
-    except NetError as exc:
-        print(f"bad invite code: {exc.user_message}", file=sys.stderr)
+    problem = cli_internet.check_join_code(args.code)
+    if problem is not None:
+        print(problem, file=sys.stderr)
         return 2
-    try:
-        key = identity_for_joining(invite.pin)
-    except NetError as exc:
-        print(f"cannot load your key: {exc.user_message}", file=sys.stderr)
+    servers = cli_internet.stun_servers(args)
+    if servers is None:
         return 2
     seed = args.seed if args.seed is not None else random.randrange(2**31)
-    config = JoinConfig(key, invite, games_dir(), _limits(args))
+    limits = _limits(args)
+
+    def show_reply(code: str) -> None:
+        print(f"reply: {code}", flush=True)
+
+    async def main_task() -> GameSession:
+        invite, opener = await cli_internet.prepare_join(args.code, servers, limits, _status,
+                                                         show_reply)
+        key = identity_for_joining(invite.pin)  # (a short code's pin is known only now)
+        config = JoinConfig(key, invite, games_dir(), limits, opener=opener)
+        return await join_game(config, bot_runner(seed, args.bot_delay), on_status=_status)
+
+    from p2pgotg.net.session import unwrap
+
     try:
-        session = trio.run(lambda: join_game(config, bot_runner(seed, args.bot_delay),
-                                             on_status=_status))
+        try:
+            session = trio.run(main_task)
+        except BaseExceptionGroup as group:
+            raise unwrap(group) from None
     except (NetError, SessionError) as exc:
         print(f"error: {_words(exc)}", file=sys.stderr)
         return 1
@@ -514,6 +534,8 @@ def _add_seat_options(p: argparse.ArgumentParser, away: str) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from p2pgotg import cli_internet
+
     parser = argparse.ArgumentParser(
         prog="p2pgotg", description="Game of the Generals, peer to peer, with no arbiter.",
         epilog="Run p2pgotg with no command (or p2pgotg start) for the start screen: play "
@@ -545,6 +567,7 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--bind", type=_bind_address, default=None, metavar="ADDRESS",
                       help="an address of this computer to listen on (default: all)")
     _add_seat_options(host, away="the other player")
+    cli_internet.add_host_arguments(host)
     host.add_argument("--max-games", type=_positive, default=None, metavar="N",
                       help="with --bot: host up to N games at once (one invite for all), "
                       "until interrupted; with N > 1 the bots think in a worker process")
@@ -552,10 +575,14 @@ def build_parser() -> argparse.ArgumentParser:
                       help="with --max-games: stop once M games have ended")
     _add_rule_options(host)
     host.set_defaults(func=_cmd_host)
-    join = sub.add_parser("join", help="join a game by its invite code")
-    join.add_argument("code", nargs="+", help="the invite code the host gave you (pasted as "
-                      "it came: line breaks, quotes and spaces do not matter)")
+    join = sub.add_parser("join", help="join a game by its short code or invite code; "
+                          "alone, list the games announced on this network")
+    join.add_argument("code", nargs="*", help="the short code (7-crossover-clockwork) or the "
+                      "invite code the host gave you (pasted as it came: line breaks, quotes "
+                      "and spaces do not matter); leave it out to list the games on this "
+                      "network")
     _add_seat_options(join, away="the host")
+    cli_internet.add_join_arguments(join)
     join.set_defaults(func=_cmd_join)
     play = sub.add_parser("play", help="play against the built-in bot in this terminal")
     play.add_argument("--seed", type=int, default=None,
@@ -603,9 +630,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if isinstance(getattr(args, "code", None), list):
-        from p2pgotg.ui.start_screen import pasted_code
+        from p2pgotg.cli_internet import given_code
 
-        args.code = pasted_code(" ".join(args.code))
+        args.code = given_code(args.code)
     if not hasattr(args, "func"):
         if args.command is None and _has_terminal():
             args.ascii = False

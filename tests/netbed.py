@@ -1,9 +1,10 @@
 """A small internet on one machine, for the tests and bench/connect.py (GUIDE section 7).
 
 Network namespaces joined by veth links: a WAN with a real STUN server (coturn) on two
-addresses and 20 ms of netem delay on every router's link each way (so 80 ms round trip
-between two homes), and home networks behind nftables NAT routers that drop unsolicited
-inbound packets, as real ones do:
+addresses, where every frame waits 40 ms (so 80 ms round trip between two homes; netem is
+the usual tool, but kernels without it exist, so wan_hub.py delays the frames), and home
+networks behind nftables NAT routers that drop unsolicited inbound packets, as real ones
+do:
 
     home A  10.14.1.0/24  hA, hA2 on one bridge   easy NAT (port-preserving masquerade)
                                                   + miniupnpd (PCP, NAT-PMP, UPnP-IGD)
@@ -38,7 +39,7 @@ STUN_A = f"{WAN_NET}.2"
 STUN_B = f"{WAN_NET}.3"
 STUN_PORT = 3478
 STUN_ARGS = ["--stun", f"{STUN_A}:{STUN_PORT}", "--stun", f"{STUN_B}:{STUN_PORT}"]
-DELAY_MS = 20  # on each router's WAN link, both ways: 80 ms round trip home to home
+ONE_WAY_MS = 40  # the WAN hub's delay: 80 ms round trip between homes (and to STUN)
 
 # home: (router WAN address, LAN prefix, hosts, symmetric NAT?, miniupnpd?, upstream)
 HOMES = {
@@ -48,7 +49,7 @@ HOMES = {
     "D": ("100.64.0.2", "10.14.4", ["hD"], False, True, "cgn"),
 }
 CGN_WAN = f"{WAN_NET}.14"
-TOOLS = ("ip", "nft", "tc", "turnserver", "miniupnpd")
+TOOLS = ("ip", "nft", "ss", "ethtool", "turnserver", "miniupnpd")
 
 
 def missing_tools() -> list[str]:
@@ -137,12 +138,13 @@ class Bed:
         self.sh("ip", "-n", self.ns(a), "link", "set", a_if, "up")
         self.sh("ip", "-n", self.ns(b), "link", "set", b_if, "up")
 
+    def _full_checksums(self, ns: str, ifname: str) -> None:
+        """The hub copies frames from one veth to another as they are; a veth leaves the
+        checksum to be filled in later (offload), which no one would do: fill it now."""
+        self.sh("ethtool", "-K", ifname, "tx", "off", ns=ns)
+
     def _addr(self, ns: str, ifname: str, cidr: str) -> None:
         self.sh("ip", "-n", self.ns(ns), "addr", "add", cidr, "dev", ifname)
-
-    def _delay(self, ns: str, ifname: str) -> None:
-        self.sh("tc", "-n", self.ns(ns), "qdisc", "add", "dev", ifname, "root", "netem",
-                "delay", f"{DELAY_MS}ms")
 
     def build(self) -> Bed:
         try:
@@ -153,15 +155,20 @@ class Bed:
         return self
 
     def _build(self) -> None:
+        # The WAN: a hub (wan_hub.py) in namespace "wan" joins one port per router and
+        # the port of "inet", which holds the STUN server's two addresses.
         self._add_ns("wan")
-        self.sh("ip", "-n", self.ns("wan"), "link", "add", "name", "br0", "type", "bridge")
-        self.sh("ip", "-n", self.ns("wan"), "link", "set", "br0", "up")
+        self._add_ns("inet")
+        self._link("inet", "eth0", "wan", "pS")
+        self._full_checksums("inet", "eth0")
         for host in ("1", "2", "3"):
-            self._addr("wan", "br0", f"{WAN_NET}.{host}/24")
+            self._addr("inet", "eth0", f"{WAN_NET}.{host}/24")
+        ports = ["pS"]
         # The carrier's NAT: a router on the WAN whose "LAN" is 100.64.0.0/24
         self._add_ns("cgn")
         self._link("cgn", "wan", "wan", "pcgn")
-        self.sh("ip", "-n", self.ns("wan"), "link", "set", "pcgn", "master", "br0")
+        self._full_checksums("cgn", "wan")
+        ports.append("pcgn")
         self._addr("cgn", "wan", f"{CGN_WAN}/24")
         self.sh("ip", "-n", self.ns("cgn"), "link", "add", "name", "lan", "type", "bridge")
         self.sh("ip", "-n", self.ns("cgn"), "link", "set", "lan", "up")
@@ -173,8 +180,11 @@ class Bed:
             self._add_ns(router)
             port = f"p{name}"
             self._link(router, "wan", upstream, port)
-            self.sh("ip", "-n", self.ns(upstream), "link", "set", port, "master",
-                    "br0" if upstream == "wan" else "lan")
+            if upstream == "wan":
+                ports.append(port)
+                self._full_checksums(router, "wan")
+            else:
+                self.sh("ip", "-n", self.ns(upstream), "link", "set", port, "master", "lan")
             prefix = "24"
             self._addr(router, "wan", f"{wan_ip}/{prefix}")
             gateway = f"{WAN_NET}.1" if upstream == "wan" else "100.64.0.1"
@@ -193,15 +203,25 @@ class Bed:
                         f"{lan}.1")
             if upnp:
                 self._start_miniupnpd(router, lan)
+        self._start_hub(ports)
         self._start_coturn()
-        self._wait_listening("wan", "tcp", STUN_PORT)
+        self._wait_listening("inet", "tcp", STUN_PORT)
         for name, (*_rest, upnp, _up) in HOMES.items():
             if upnp:
                 self._wait_listening(f"r{name}", "udp", 5351)
 
+    def _start_hub(self, ports: list[str]) -> None:
+        hub = self.spawn("wan", [sys.executable, str(Path(__file__).with_name("wan_hub.py")),
+                                 str(ONE_WAY_MS), *ports],
+                         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        assert hub.stdout is not None
+        line = hub.stdout.readline()
+        if "ready" not in line:
+            raise RuntimeError(f"the WAN hub did not start: {line}{hub.stdout.read()}")
+
     def _start_coturn(self) -> None:
         log = open(self.tmp / "coturn.log", "w")  # noqa: SIM115 (closed with the process)
-        self.spawn("wan", [
+        self.spawn("inet", [
             "turnserver", "-n", "--stun-only", "--no-cli", "--no-tls", "--no-dtls",
             "--listening-ip", STUN_A, "--listening-ip", STUN_B,
             "--listening-port", str(STUN_PORT), "--log-file", "stdout", "--simple-log",

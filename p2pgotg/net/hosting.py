@@ -10,17 +10,22 @@ from __future__ import annotations
 import contextlib
 import hmac
 import secrets
-from collections.abc import Callable
+import ssl
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pgotg.net._stream import STREAM_ERRORS, close_quietly
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.games import resume_session, unfinished_games
 from p2pgotg.net.invite import Invite, reachable_addresses
+from p2pgotg.net.pake_link import is_pake_frame
+from p2pgotg.net.reach import Offer, ReachOptions, offer
 from p2pgotg.net.seat import SeatRunner
 from p2pgotg.net.session import (
     GameSession,
@@ -54,6 +59,7 @@ class HostConfig:
     bind: str | None = None
     limits: Limits = field(default_factory=Limits)
     resume: bool = True  # pick up our unfinished hosted game, if there is one
+    reach: ReachOptions | None = None  # None: LAN invite codes only (SPEC 3.3, version 1)
 
 
 @dataclass
@@ -62,6 +68,8 @@ class Hosting:
 
     port: int
     invites: list[str]
+    short_code: str | None = None  # announced on the LAN (SPEC 3.7)
+    notes: list[str] = field(default_factory=list)  # what the host found about its network
 
 
 async def host_game(
@@ -91,6 +99,7 @@ async def host_game(
     bound_port = [0]
     live: list[LiveConnection] = []  # the joiner's connection, while there is one
     finished = trio.Event()
+    offered: list[Offer] = []
 
     async def handler(stream: trio.SSLStream) -> None:
         nonlocal session
@@ -98,7 +107,13 @@ async def host_game(
                                 silence_timeout=config.limits.silence)
         try:
             with trio.fail_after(config.limits.handshake):
-                hi = check_control(await channel.receive(), "hi")
+                first = await channel.receive()
+                gate = offered[0].gate if offered else None
+                if is_pake_frame(first):
+                    if gate is None:
+                        raise SessionError("this host has no short code: use its invite code")
+                    first = await gate.admit(channel, first, config.limits.handshake)
+                hi = check_control(first, "hi")
         except (trio.TooSlowError, NetError, SessionError) as exc:
             reason = ("no greeting in time" if isinstance(exc, trio.TooSlowError)
                       else lost_words(exc) if isinstance(exc, NetError) else str(exc))
@@ -186,9 +201,23 @@ async def host_game(
             listeners = await nursery.start(serve_tls, handler, server_context(
                 config.tls_cert, config.tls_key), listen_port, config.bind)
             port = bound_port[0] = listening_port(listeners)
-            invites = [Invite(address, port, pin, join_secret).encode()
-                       for address in reachable_addresses(config.bind)]
-            task_status.started(Hosting(port, invites))
+            if config.reach is not None:
+                context = server_context(config.tls_cert, config.tls_key)
+
+                async def accept_punched(tcp: trio.SocketStream) -> None:
+                    await _serve_punched(tcp, context, handler, config.limits.handshake,
+                                         on_status)
+
+                found = await nursery.start(partial(
+                    offer, config.reach, port, config.bind, pin, join_secret, fingerprint,
+                    accept_punched, on_status=on_status))
+                offered.append(found)
+                task_status.started(Hosting(port, [found.invite], found.short_code,
+                                            found.notes))
+            else:
+                invites = [Invite(address, port, pin, join_secret).encode()
+                           for address in reachable_addresses(config.bind)]
+                task_status.started(Hosting(port, invites))
             poll = min(1.0, max(0.05, config.limits.abandon / 4))
             while not finished.is_set():
                 with trio.move_on_after(poll):
@@ -238,3 +267,22 @@ async def refuse(channel: FramedChannel, reason: str) -> None:
         with contextlib.suppress(NetError):
             await channel.send(control("error", reason=reason))
     await channel.aclose()
+
+
+_PUNCHED_ERRORS: tuple[type[Exception], ...] = (trio.TooSlowError, NetError, *STREAM_ERRORS)
+
+
+async def _serve_punched(tcp: trio.SocketStream, context: ssl.SSLContext,
+                         handler: Callable[[trio.SSLStream], Awaitable[None]],
+                         timeout: float, on_status: Callable[[str], None]) -> None:
+    """A hole-punched TCP connection: we are the TLS server whichever SYN won, then the
+    same handler as for a connection our listener accepted."""
+    stream = trio.SSLStream(tcp, context, server_side=True, https_compatible=False)
+    try:
+        with trio.fail_after(timeout):
+            await stream.do_handshake()
+        await handler(stream)
+    except _PUNCHED_ERRORS as exc:
+        on_status(f"the punched connection failed: {exc or 'no TLS handshake in time'}")
+    finally:
+        await close_quietly(stream)

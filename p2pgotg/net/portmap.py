@@ -24,7 +24,8 @@ from p2pgotg.protocol import natpmp, pcp
 LIFETIME = 3600  # seconds asked for; renewed at half of what the router grants
 TRIES = (0.25, 0.5, 1.0)  # the wait after each UDP try (RFC 6887 8.1.1 starts at 3 s; a
 # home router answers within milliseconds, and a person is waiting)
-UPNP_DISCOVERY_MS = 1000
+UPNP_DISCOVERY_MS = 500
+UPNP_WAIT = 2.0  # seconds, from the start, that port mapping may take in all
 
 
 class MappingFailed(Exception):
@@ -91,7 +92,8 @@ async def _exchange(gateway: str, request: bytes, accept: Callable[[bytes], obje
                     try:
                         data = await sock.recv(1100)
                     except ConnectionRefusedError:
-                        raise MappingFailed(f"nothing listens on {gateway} port 5351") from None
+                        raise MappingFailed(f"the router {gateway} answers neither PCP nor "
+                                            "NAT-PMP") from None
                     if accept(data):
                         return data
     raise MappingFailed(f"no answer from the router {gateway} (port 5351)")
@@ -126,20 +128,31 @@ async def _natpmp(gateway: str, local: str, port: int, lifetime: int) -> PortMap
                        gateway, local)
 
 
-def _upnp_map(port: int, lifetime: int) -> PortMapping:
-    """Blocking (run in a thread): discover an IGD, map the port, read the address."""
+def _upnp_discover() -> object:
+    """Blocking (run in a thread): find the router's UPnP-IGD control point."""
     import miniupnpc
 
     upnp = miniupnpc.UPnP()
     upnp.discoverdelay = UPNP_DISCOVERY_MS
     try:
-        if not upnp.discover():
-            raise MappingFailed("UPnP-IGD: no router answered the discovery")
-        upnp.selectigd()
-        external = upnp.externalipaddress()
+        found = upnp.discover()
+        if found:
+            upnp.selectigd()
+    except Exception:  # noqa: BLE001 (miniupnpc's reasons are often just "Success")
+        found = 0
+    if not found:
+        raise MappingFailed("UPnP-IGD: no internet gateway device answered")
+    return upnp
+
+
+def _upnp_map(upnp: object, port: int, lifetime: int) -> PortMapping:
+    """Blocking (run in a thread): map the port, read the router's internet address."""
+    try:
+        external = upnp.externalipaddress()  # type: ignore[attr-defined]
         if not external:
             raise MappingFailed("UPnP-IGD: the router does not know its internet address")
-        upnp.addportmapping(port, "TCP", upnp.lanaddr, port, "p2pgotg game", "", lifetime)
+        upnp.addportmapping(port, "TCP", upnp.lanaddr, port,  # type: ignore[attr-defined]
+                            "p2pgotg game", "", lifetime)
     except MappingFailed:
         raise
     except Exception as exc:  # noqa: BLE001 (miniupnpc raises plain Exception with a reason)
@@ -150,26 +163,58 @@ def _upnp_map(port: int, lifetime: int) -> PortMapping:
 async def map_port(port: int, lifetime: int = LIFETIME, *, upnp: bool = True,
                    on_note: Callable[[str], None] = lambda s: None) -> PortMapping | None:
     """Try PCP, NAT-PMP and UPnP-IGD in turn; the first mapping, or None (each failure
-    goes to ``on_note`` in plain words)."""
+    goes to ``on_note`` in plain words). UPnP's discovery is slow (seconds when no router
+    answers), so it starts at once, beside the other two, and is given UPNP_WAIT."""
     gateway = default_gateway()
-    if gateway is None:
-        on_note("no default gateway: nothing to ask for a port mapping")
-    else:
-        local = _local_address_towards(gateway)
+    found: list[object] = []
+    discovered = trio.Event()
+
+    async def discover() -> None:
         try:
-            return await _pcp(gateway, local, port, lifetime, secrets.token_bytes(12))
+            found.append(await trio.to_thread.run_sync(_upnp_discover, abandon_on_cancel=True))
         except MappingFailed as exc:
-            on_note(str(exc))
-        try:
-            return await _natpmp(gateway, local, port, lifetime)
-        except MappingFailed as exc:
-            on_note(str(exc))
-    if upnp:
-        try:
-            return await trio.to_thread.run_sync(_upnp_map, port, lifetime, abandon_on_cancel=True)
-        except MappingFailed as exc:
-            on_note(str(exc))
-    return None
+            found.append(exc)
+        discovered.set()
+
+    async with trio.open_nursery() as nursery:
+        if upnp:
+            nursery.start_soon(discover)
+        with trio.move_on_after(UPNP_WAIT):
+            if gateway is None:
+                on_note("no default gateway: nothing to ask for a port mapping")
+            else:
+                local = _local_address_towards(gateway)
+                try:
+                    mapping = await _pcp(gateway, local, port, lifetime, secrets.token_bytes(12))
+                except MappingFailed as exc:
+                    on_note(str(exc))
+                else:
+                    nursery.cancel_scope.cancel()
+                    return mapping
+                try:
+                    mapping = await _natpmp(gateway, local, port, lifetime)
+                except MappingFailed as exc:
+                    on_note(str(exc))
+                else:
+                    nursery.cancel_scope.cancel()
+                    return mapping
+            if upnp:
+                await discovered.wait()
+        nursery.cancel_scope.cancel()
+    if not upnp:
+        return None
+    if not found:
+        on_note(f"UPnP-IGD: no answer within {UPNP_WAIT:g} s")
+        return None
+    if isinstance(found[0], MappingFailed):
+        on_note(str(found[0]))
+        return None
+    try:
+        return await trio.to_thread.run_sync(_upnp_map, found[0], port, lifetime,
+                                             abandon_on_cancel=True)
+    except MappingFailed as exc:
+        on_note(str(exc))
+        return None
 
 
 async def renew(mapping: PortMapping) -> None:
@@ -181,8 +226,8 @@ async def renew(mapping: PortMapping) -> None:
         got = await _natpmp(mapping.gateway, mapping.local_address, mapping.internal_port,
                             LIFETIME)
     else:
-        got = await trio.to_thread.run_sync(_upnp_map, mapping.internal_port, LIFETIME,
-                                            abandon_on_cancel=True)
+        got = await trio.to_thread.run_sync(_upnp_map, mapping.upnp, mapping.internal_port,
+                                            LIFETIME, abandon_on_cancel=True)
     mapping.lifetime, mapping.external_port = got.lifetime, got.external_port
 
 

@@ -90,7 +90,7 @@ async def query(server: tuple[str, int], local_port: int,
         raise StunFailed(f"no answer from {where} within {timeout:g} s") from None
     except StunError as exc:
         raise StunFailed(f"{where} gave an unusable answer: {exc}") from None
-    except (*STREAM_ERRORS, trio.socket.gaierror) as exc:
+    except STREAM_ERRORS as exc:  # (OSError covers a name that does not resolve)
         reason = getattr(exc, "strerror", None) or exc
         raise StunFailed(f"could not ask {where}: {reason}") from None
 

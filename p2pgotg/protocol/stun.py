@@ -66,6 +66,7 @@ def message_size(header: bytes) -> int:
     if len(header) < HEADER_SIZE:
         raise StunError("the answer is shorter than a STUN header")
     kind, length, cookie, _txid = _HEADER.unpack_from(header)
+    length = int(length)
     if kind & 0xC000:
         raise StunError("the answer is not a STUN message (its first two bits are not 0)")
     if cookie != MAGIC_COOKIE:

@@ -1,0 +1,191 @@
+"""The command line of playing across networks: `--stun`, `--no-port-map`, `host --reply`,
+`join SHORT-CODE` and `join` alone (the games on this LAN). cli.py wires these in; the
+work is done by the net layer (reach.py, racing.py, pake_link.py, lan.py)."""
+
+from __future__ import annotations
+
+import argparse
+import ipaddress
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+LOOPBACK_NAMES = {"localhost"}
+
+
+def add_host_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("reaching the other player (SPEC 3.7-3.8)")
+    g.add_argument("--stun", action="append", default=None, metavar="HOST:PORT",
+                   help="a STUN server (TCP) to learn your public address; repeat for more; "
+                   "'off' for none (default: two public servers)")
+    g.add_argument("--no-port-map", action="store_true",
+                   help="do not ask the router to forward a port (PCP, NAT-PMP, UPnP-IGD)")
+    g.add_argument("--reply", default=None, metavar="CODE",
+                   help="give the host running on this computer the reply code a joiner "
+                   "sent you, so that both punch through your NATs")
+
+
+def add_join_arguments(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("reaching the host")
+    g.add_argument("--stun", action="append", default=None, metavar="HOST:PORT",
+                   help="STUN servers (TCP) for hole punching; 'off' for none")
+
+
+def stun_servers(args: argparse.Namespace) -> list[tuple[str, int]] | None:
+    """The servers asked for (defaults when none), [] for 'off'; None after printing an
+    error for a malformed one."""
+    from p2pgotg.net.stun_client import DEFAULT_SERVERS, parse_server
+
+    given = args.stun if args.stun else list(DEFAULT_SERVERS)
+    if any(text.strip().lower() == "off" for text in given):
+        return []
+    try:
+        return [parse_server(text) for text in given]
+    except ValueError as exc:
+        print(f"bad --stun: {exc}", file=sys.stderr)
+        return None
+
+
+def loopback_only(bind: str | None) -> bool:
+    if bind is None:
+        return False
+    if bind in LOOPBACK_NAMES:
+        return True
+    try:
+        return ipaddress.ip_address(bind).is_loopback
+    except ValueError:
+        return False
+
+
+def reach_options(args: argparse.Namespace, rules: str) -> Any:
+    """ReachOptions for `host`, None when listening on loopback only (nothing to reach from
+    outside), False after printing an error."""
+    from p2pgotg.net.paths import data_dir
+    from p2pgotg.net.reach import ReachOptions
+
+    if loopback_only(args.bind):
+        return None
+    servers = stun_servers(args)
+    if servers is None:
+        return False
+    return ReachOptions(data_dir(), servers, port_mapping=not args.no_port_map, lan=True,
+                        rules=rules)
+
+
+def print_offer(hosting: Any) -> None:
+    """The host's lines: `invite:`, `code:`, then what it found about its network."""
+    for code in hosting.invites:
+        print(f"invite: {code}", flush=True)
+    if hosting.short_code:
+        print(f"code: {hosting.short_code}", flush=True)
+    for note in hosting.notes:
+        print(f"network: {note}", flush=True)
+
+
+def cmd_host_reply(args: argparse.Namespace) -> int:
+    """`host --reply CODE`: hand the code to the running host and print what it did."""
+    import trio
+
+    from p2pgotg.net.paths import data_dir
+    from p2pgotg.net.reply_inbox import send_reply
+    from p2pgotg.protocol.reply_code import ReplyCode, ReplyCodeError
+
+    try:
+        ReplyCode.decode(args.reply)
+    except ReplyCodeError as exc:
+        print(str(exc), file=sys.stderr)
+        return 2
+    try:
+        lines = trio.run(send_reply, data_dir(), args.reply)
+    except OSError:
+        print("no host is running from this p2pgotg home on this computer: start "
+              "`p2pgotg host` first, then give it the reply code", file=sys.stderr)
+        return 2
+    for line in lines:
+        print(line, flush=True)
+    if not lines:
+        print("error: the host did not answer in time", file=sys.stderr)
+        return 1
+    return 0 if lines[-1].startswith("ok") else 1
+
+
+def cmd_list_lan_games() -> int:
+    """`join` with no code: the games announced on this LAN."""
+    import trio
+
+    from p2pgotg.net.lan import BROWSE_TIME, browse
+
+    games = trio.run(browse)
+    if not games:
+        print(f"no p2pgotg game is announced on this network (looked for {BROWSE_TIME:g} s); "
+              "ask the host for its short code or invite code", file=sys.stderr)
+        return 1
+    print("games announced on this network:")
+    for game in games:
+        print(f"  {game.number:>2}  {game.name}  at {game.addresses[0]}:{game.port}"
+              f"{'  ' + game.rules if game.rules else ''}")
+    print("join one with: p2pgotg join NUMBER-WORD-WORD (the short code the host shows)")
+    return 0
+
+
+def given_code(words: list[str]) -> str | None:
+    """The code in `join`'s words: None for none, a short code said with spaces
+    (`7 crossover clockwork`) as one, or a long code pasted as it came."""
+    from p2pgotg.protocol.shortcode import looks_like_short_code
+    from p2pgotg.ui.start_screen import pasted_code
+
+    if not words:
+        return None
+    spoken = " ".join(words).strip().strip("'\"")
+    if looks_like_short_code(spoken):
+        return "-".join(spoken.replace("-", " ").split())
+    return pasted_code(" ".join(words))
+
+
+def check_join_code(code: str) -> str | None:
+    """What is wrong with a code given to `join` (None when it can be tried)."""
+    from p2pgotg.net.errors import NetError
+    from p2pgotg.net.invite import Invite
+    from p2pgotg.protocol.shortcode import ShortCode, ShortCodeError, looks_like_short_code
+
+    if looks_like_short_code(code):
+        try:
+            ShortCode.parse(code)
+        except ShortCodeError as exc:
+            return f"bad short code: {exc}"
+        return None
+    try:
+        Invite.decode(code)
+    except NetError as exc:
+        return f"bad invite code: {exc.user_message}"
+    return None
+
+
+async def prepare_join(code: str, servers: list[tuple[str, int]], limits: Any,
+                       status: Callable[[str], None],
+                       show_reply: Callable[[str], None]) -> tuple[Any, Any]:
+    """(invite, opener) for `join CODE` (checked by check_join_code first): a short code is
+    found on the LAN and its PAKE run; a long v2 code races its candidates."""
+    from p2pgotg.net.invite import Invite
+    from p2pgotg.net.lan import find
+    from p2pgotg.net.pake_link import join_by_short_code
+    from p2pgotg.net.racing import JoinReach, first_then, race_opener
+    from p2pgotg.protocol.shortcode import ShortCode, looks_like_short_code
+
+    if looks_like_short_code(code):
+        short = ShortCode.parse(code)
+        status(f"looking for game {short.number} on this network...")
+        games = await find(short.number)
+        invite, stream = await join_by_short_code(short, games, limits.handshake, status)
+        return invite, first_then(stream, invite, limits)
+    invite = Invite.decode(code)
+    if not invite.candidates:
+        return invite, None
+    return invite, race_opener(invite, JoinReach(servers, show_reply), limits, status)
+
+
+def data_home() -> Path:
+    from p2pgotg.net.paths import data_dir
+
+    return data_dir()

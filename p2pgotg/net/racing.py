@@ -1,0 +1,211 @@
+"""The joiner's side of reaching a host: every candidate of the invite at once, and the
+first connection whose pin checks out wins (the losers are cancelled).
+
+Direct candidates (LAN addresses, the router's mapped port) are tried at once, a quarter
+second apart in the invite's order, as Happy Eyeballs does (RFC 8305). In parallel the
+joiner asks STUN what its own NAT does. If every direct attempt fails and both NATs allow
+it, the joiner shows a reply code for the host and punches (punch.py); if they do not, it
+says so at once, with what to do instead, rather than leave anyone waiting.
+"""
+
+from __future__ import annotations
+
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+
+import trio
+
+from p2pgotg.net import stun_client
+from p2pgotg.net._stream import close_quietly
+from p2pgotg.net.errors import ConnectFailedError, NetError, PinMismatchError
+from p2pgotg.net.invite import NAT_EASY, NAT_NAMES, NAT_NONE, NAT_SYMMETRIC, Invite
+from p2pgotg.net.punch import PunchFailed, simultaneous_open
+from p2pgotg.net.reuse import PortReservation
+from p2pgotg.net.session import Limits, SessionError
+from p2pgotg.net.tls import (
+    _handshake,
+    client_context,
+    open_pinned_connection,
+    peer_certificate,
+    public_key_pin,
+)
+from p2pgotg.protocol.candidates import PUNCH, Candidate
+from p2pgotg.protocol.reply_code import ReplyCode
+
+DIRECT_TIMEOUT = 3.0  # seconds for one direct candidate's TCP connect
+STAGGER = 0.25
+REPLY_WAIT = 120.0  # how long the joiner punches after showing its reply code
+REPLY_AFTER = 1.0  # show the reply code once direct attempts have had this long
+
+Opener = Callable[[], Awaitable[trio.SSLStream]]
+
+
+@dataclass
+class JoinReach:
+    """The joiner's means beyond a direct connect: STUN servers and where the reply code
+    goes (the screen or standard output)."""
+
+    stun_servers: list[tuple[str, int]] = field(default_factory=list)
+    on_reply_code: Callable[[str], None] = lambda code: None
+    reply_wait: float = REPLY_WAIT
+
+
+async def pinned_tls(tcp: trio.SocketStream, pin: bytes, timeout: float,
+                     where: str) -> trio.SSLStream:
+    """TLS client over an existing TCP stream, checking the pin before any byte is sent."""
+    stream = trio.SSLStream(tcp, client_context(), https_compatible=False)
+    try:
+        await _handshake(stream, timeout, where)
+        got = public_key_pin(peer_certificate(stream))
+        if got != pin:
+            raise PinMismatchError(expected=pin, got=got)
+    except BaseException:
+        await close_quietly(stream)
+        raise
+    return stream
+
+
+def race_opener(invite: Invite, reach: JoinReach | None, limits: Limits,
+                on_status: Callable[[str], None] = lambda s: None) -> Opener:
+    """An opener for join_game: each call races the invite's candidates afresh."""
+
+    async def open_one() -> trio.SSLStream:
+        return await race(invite, reach, limits, on_status)
+
+    return open_one
+
+
+async def race(invite: Invite, reach: JoinReach | None, limits: Limits,
+               on_status: Callable[[str], None]) -> trio.SSLStream:
+    candidates = invite.all_candidates()
+    direct = [c for c in candidates if c.direct]
+    targets = [c for c in candidates if c.kind == PUNCH]
+    winner: list[trio.SSLStream] = []
+    failures: list[str] = []
+    mismatches: list[PinMismatchError] = []
+    direct_done = trio.Event()
+    punch_reason: list[str] = []
+
+    def won(stream: trio.SSLStream, nursery: trio.Nursery) -> bool:
+        if winner:
+            return False
+        winner.append(stream)
+        nursery.cancel_scope.cancel()
+        return True
+
+    async def try_direct(candidate: Candidate, nursery: trio.Nursery) -> None:
+        try:
+            stream = await open_pinned_connection(
+                candidate.address, candidate.port, invite.pin,
+                connect_timeout=DIRECT_TIMEOUT, handshake_timeout=limits.handshake)
+        except PinMismatchError as exc:
+            mismatches.append(exc)
+            failures.append(f"{candidate}: another program answered (wrong pin)")
+            return
+        except NetError as exc:
+            failures.append(f"{candidate}: {exc.detail or exc}")
+            return
+        if not won(stream, nursery):
+            await close_quietly(stream)
+
+    async def all_direct(nursery: trio.Nursery) -> None:
+        async with trio.open_nursery() as inner:
+            for i, candidate in enumerate(direct):
+                inner.start_soon(try_direct, candidate, nursery)
+                if i + 1 < len(direct):
+                    await trio.sleep(STAGGER)
+        direct_done.set()
+
+    async def try_punch(nursery: trio.Nursery) -> None:
+        assert reach is not None
+        if invite.nat != NAT_EASY:
+            punch_reason.append(_host_cannot(invite.nat))
+            return
+        reservation = await PortReservation.new()
+        try:
+            probe = await stun_client.probe(reach.stun_servers, reservation.port, [])
+            with trio.move_on_after(REPLY_AFTER):
+                await direct_done.wait()  # a LAN address answers at once; do not bother
+            # the person with a reply code when one is about to win
+            if probe.nat == NAT_SYMMETRIC:
+                punch_reason.append(
+                    "your NAT is symmetric (it gives each destination a new public port), "
+                    "so hole punching cannot work")
+                return
+            if probe.mapped is None or probe.nat not in (NAT_EASY, NAT_NONE):
+                punch_reason.append("no STUN server answered you, so your public address is "
+                                    "unknown" + (f" ({probe.notes[0]})" if probe.notes else ""))
+                return
+            reply = ReplyCode.make([Candidate(PUNCH, probe.mapped[0], probe.mapped[1])],
+                                   int(time.time()), secrets.token_bytes(8), invite.secret)
+            on_status("the host cannot be reached directly: send this reply code to the "
+                      f"host, who takes it with `p2pgotg host --reply CODE` (waiting up to "
+                      f"{reach.reply_wait:g} s)")
+            reach.on_reply_code(reply.encode())
+            tcp = await simultaneous_open(reservation.port, targets,
+                                          trio.current_time() + reach.reply_wait)
+        except PunchFailed:
+            punch_reason.append(f"the host did not punch through within {reach.reply_wait:g} s "
+                                "(did it take the reply code?)")
+            return
+        finally:
+            reservation.close()
+        on_status("connected through the NATs")
+        where = f"{targets[0].address}:{targets[0].port}"
+        try:
+            stream = await pinned_tls(tcp, invite.pin, limits.handshake, where)
+        except PinMismatchError as exc:
+            mismatches.append(exc)
+            return
+        except NetError as exc:
+            punch_reason.append(f"the punched connection failed: {exc}")
+            return
+        if not won(stream, nursery):
+            await close_quietly(stream)
+
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(all_direct, nursery)
+        if reach is not None and targets:
+            nursery.start_soon(try_punch, nursery)
+    if winner:
+        return winner[0]
+    if mismatches and len(mismatches) == len(failures) and not punch_reason:
+        raise mismatches[0]
+    tried = "; ".join(failures) or "no direct address"
+    if reach is None or not invite.candidates:
+        raise ConnectFailedError(tried)
+    if not targets:
+        raise SessionError(
+            f"could not reach the host directly ({tried}), and its invite offers no way to "
+            "punch through (" + _host_cannot(invite.nat) + "). Ask the host to forward a TCP "
+            "port on their router, or host the game yourself")
+    why = punch_reason[0] if punch_reason else "hole punching failed"
+    raise SessionError(
+        f"could not reach the host directly ({tried}), and {why}. "
+        "What to do: ask the host to forward a TCP port on their router (their invite will "
+        "then work), or host the game yourself if your router maps ports")
+
+
+def _host_cannot(nat: int) -> str:
+    if nat == NAT_SYMMETRIC:
+        return "the host is behind a symmetric NAT, so hole punching cannot work"
+    if nat == NAT_EASY:
+        return "the host's NAT allows punching"
+    kind = NAT_NAMES.get(nat, "unknown")
+    return f"the host's NAT is {kind}: it found no public address to punch to"
+
+
+def first_then(stream: trio.SSLStream, invite: Invite, limits: Limits) -> Opener:
+    """An opener that hands out an already open stream first (the one a short code
+    authenticated), then reconnects to the invite as usual."""
+    pending = [stream]
+
+    async def open_one() -> trio.SSLStream:
+        if pending:
+            return pending.pop()
+        return await open_pinned_connection(invite.address, invite.port, invite.pin,
+                                            handshake_timeout=limits.handshake)
+
+    return open_one

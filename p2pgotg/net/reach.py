@@ -1,0 +1,220 @@
+"""Everything a host does so that the other player can reach it, whatever the network:
+LAN addresses, a port mapped on the router, the public mapping STUN sees (for hole
+punching), the short code announced on the LAN, and the inbox for reply codes. The result
+is one v2 invite code and a few plain sentences saying what was found.
+
+``offer`` runs beside the host's listener for the whole game: it keeps the mapping renewed
+and the announcement up, punches when a reply code comes, and undoes it all at the end.
+"""
+
+from __future__ import annotations
+
+import ipaddress
+import secrets
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import trio
+
+from p2pgotg.net import lan, portmap, stun_client
+from p2pgotg.net.invite import (
+    NAT_EASY,
+    NAT_NONE,
+    NAT_SYMMETRIC,
+    NAT_UNKNOWN,
+    Invite,
+    reachable_addresses,
+)
+from p2pgotg.net.pake_link import ShortCodeGate
+from p2pgotg.net.punch import PunchFailed, simultaneous_open
+from p2pgotg.net.reply_inbox import serve_inbox
+from p2pgotg.net.reuse import PortReservation
+from p2pgotg.protocol.candidates import LAN, MAPPED, MAX_CANDIDATES, PUNCH, Candidate
+from p2pgotg.protocol.reply_code import ReplyCode, ReplyCodeError
+from p2pgotg.protocol.shortcode import MAX_NUMBER, ShortCode
+
+PUNCH_TIME = 10.0  # seconds the host punches after taking a reply code
+
+
+@dataclass
+class ReachOptions:
+    """How hard to try: which STUN servers, whether to map a port and announce on the LAN."""
+
+    data_dir: Path
+    stun_servers: list[tuple[str, int]] = field(default_factory=list)
+    port_mapping: bool = True
+    lan: bool = True
+    rules: str = ""
+
+
+@dataclass
+class Offer:
+    """What ``offer`` reports once it has gathered: the invite, the short code, the notes."""
+
+    invite: str
+    short_code: str | None
+    notes: list[str]
+    gate: ShortCodeGate | None = None
+
+
+Accept = Callable[[trio.SocketStream], Awaitable[None]]
+
+
+def _lan_candidates(bind: str | None, port: int) -> list[Candidate]:
+    """Our own addresses; loopback only when there is nothing else (it only ever helps a
+    joiner on this very computer, and the invite is for someone elsewhere)."""
+    found = [Candidate(LAN, a, port) for a in reachable_addresses(bind)]
+    outside = [c for c in found if not ipaddress.ip_address(c.address).is_loopback]
+    return outside or found[:1]
+
+
+def describe(nat: int, mapping: portmap.PortMapping | None,
+             mapped: tuple[str, int] | None, port: int, router_private: bool) -> list[str]:
+    """The plain sentences of SPEC 3.8: reachable, punchable, or neither and what to do."""
+    if mapping is not None and mapping.public:
+        return [f"reachable from the internet at {mapping.external_address}:"
+                f"{mapping.external_port} (your router forwards it: {mapping.method})"]
+    if nat == NAT_NONE and mapped is not None:
+        return [f"reachable from the internet at {mapped[0]}:{port} (this computer has a "
+                "public address; a firewall may still block the port)"]
+    cgnat = router_private or (mapping is not None and not mapping.public)
+    if cgnat:
+        where = f" (your router's own internet address {mapping.external_address} is not " \
+            "public)" if mapping is not None else ""
+        return [f"behind a carrier-grade NAT{where}, where a direct connection is unlikely: "
+                "no port mapping can make this computer reachable. "
+                + ("A joiner behind an easy NAT may still punch through with a reply code; "
+                   if nat == NAT_EASY else "")
+                + "otherwise let the other player host, or use a VPN both of you join"]
+    if nat == NAT_EASY and mapped is not None:
+        return [f"behind a NAT that allows hole punching (public address {mapped[0]}): a "
+                "joiner who cannot connect directly gets a reply code; take it with "
+                "`p2pgotg host --reply CODE`"]
+    if nat == NAT_SYMMETRIC:
+        return ["behind a symmetric NAT, where a direct connection is unlikely: hole "
+                f"punching cannot work. Forward TCP port {port} on your router to this "
+                "computer, or let the other player host"]
+    return ["no STUN server answered, so only players on this network can join (with the "
+            "short code or the invite code); for the internet, forward TCP port "
+            f"{port} on your router or pass --stun HOST:PORT"]
+
+
+async def offer(opts: ReachOptions, port: int, bind: str | None, pin: bytes, secret: bytes,
+                fingerprint: bytes, accept: Accept, *,
+                on_status: Callable[[str], None] = lambda s: None,
+                task_status: trio.TaskStatus[Offer] = trio.TASK_STATUS_IGNORED) -> None:
+    """Gather the candidates, report the Offer, then serve until cancelled."""
+    notes: list[str] = []
+    lan_candidates = _lan_candidates(bind, port)
+    reservation = await PortReservation.new() if opts.stun_servers else None
+    probe = stun_client.NatProbe(NAT_UNKNOWN, None)
+    mapping: portmap.PortMapping | None = None
+    router_notes: list[str] = []
+
+    async def do_probe() -> None:
+        nonlocal probe
+        assert reservation is not None
+        probe = await stun_client.probe(opts.stun_servers, reservation.port,
+                                        [c.address for c in lan_candidates])
+
+    async def do_map() -> None:
+        nonlocal mapping
+        mapping = await portmap.map_port(port, on_note=router_notes.append)
+
+    async with trio.open_nursery() as gather:
+        if reservation is not None:
+            gather.start_soon(do_probe)
+        if opts.port_mapping:
+            gather.start_soon(do_map)
+    router_private = any("no public address" in n or "does not know its internet" in n
+                         for n in router_notes)
+    candidates = list(lan_candidates)
+    if mapping is not None and mapping.public:
+        candidates.insert(0, Candidate(MAPPED, mapping.external_address, mapping.external_port))
+    punchable = probe.nat == NAT_EASY and probe.mapped is not None
+    if punchable and probe.mapped is not None:
+        candidates.append(Candidate(PUNCH, probe.mapped[0], probe.mapped[1]))
+    if not candidates:
+        candidates = [Candidate(LAN, "127.0.0.1", port)]
+    candidates = _keep(candidates)
+    notes.extend(describe(probe.nat, mapping, probe.mapped, port, router_private))
+    if mapping is None and router_notes and opts.port_mapping:
+        notes.append("port mapping: " + "; ".join(dict.fromkeys(router_notes)))
+    notes.extend(probe.notes)
+
+    invite = Invite.v2(candidates, pin, secret, probe.nat)
+    gate: ShortCodeGate | None = None
+    used: set[bytes] = set()
+
+    async def take_reply(code: str, say: Callable[[str], None]) -> None:
+        try:
+            reply = ReplyCode.decode(code)
+            reply.verify(secret, time.time())
+            if reply.nonce in used:
+                raise ReplyCodeError("this reply code was already used: ask for a fresh one")
+            if not all(c.kind == PUNCH for c in reply.candidates):
+                raise ReplyCodeError("this reply code lists no public address to punch to")
+        except ReplyCodeError as exc:
+            on_status(f"a reply code was refused: {exc}")
+            say(f"error: {exc}")
+            return
+        used.add(reply.nonce)
+        if not punchable or reservation is None:
+            why = describe(probe.nat, mapping, probe.mapped, port, router_private)[0]
+            say(f"error: this host cannot punch through its NAT: it is {why}")
+            return
+        shown = ", ".join(str(c) for c in reply.candidates)
+        on_status(f"punching through the NATs to {shown}")
+        say(f"punching through the NATs to {shown} (up to {PUNCH_TIME:g} s)")
+        try:
+            stream = await simultaneous_open(reservation.port, list(reply.candidates),
+                                             trio.current_time() + PUNCH_TIME)
+        except PunchFailed as exc:
+            on_status(f"hole punching failed: {exc}")
+            say(f"error: hole punching failed: {exc}; one of the NATs may be symmetric, "
+                "or the joiner stopped waiting")
+            return
+        serving.start_soon(accept, stream)
+        say("ok: connected through the NATs; the game goes on in the host's window")
+
+    try:
+        async with trio.open_nursery() as serving:
+            if reservation is not None:
+                await serving.start(serve_inbox, opts.data_dir, take_reply)
+            short: ShortCode | None = None
+            if opts.lan and any(c.kind == LAN and not ipaddress.ip_address(c.address).is_loopback
+                                for c in candidates):
+                short = ShortCode.random(1 + secrets.randbelow(MAX_NUMBER))
+                gate = ShortCodeGate(short, fingerprint, secret, on_status)
+            report = Offer(invite.encode(), str(short) if short else None, notes, gate)
+            if mapping is not None:
+                serving.start_soon(_keep_mapping, mapping, on_status)
+            if short is not None:
+                serving.start_soon(_announce, short.number, port,
+                                   [c.address for c in lan_candidates], opts.rules)
+            task_status.started(report)
+            await trio.sleep_forever()
+    finally:
+        if reservation is not None:
+            reservation.close()
+
+
+def _keep(candidates: list[Candidate]) -> list[Candidate]:
+    """At most MAX_CANDIDATES: the mapped and punch ones always, then LAN ones in order."""
+    special = [c for c in candidates if c.kind != LAN]
+    lan_ones = [c for c in candidates if c.kind == LAN][:MAX_CANDIDATES - len(special)]
+    mapped = [c for c in special if c.kind == MAPPED]
+    punch = [c for c in special if c.kind == PUNCH]
+    return mapped + lan_ones + punch
+
+
+async def _keep_mapping(mapping: portmap.PortMapping, on_status: Callable[[str], None]) -> None:
+    async with portmap.kept(mapping, on_status):
+        await trio.sleep_forever()
+
+
+async def _announce(number: int, port: int, addresses: list[str], rules: str) -> None:
+    async with lan.announced(number, port, addresses, rules):
+        await trio.sleep_forever()
