@@ -1,0 +1,238 @@
+"""Playing across the simulated internet of tests/netbed.py: real namespaces, nftables NAT
+routers that drop unsolicited packets, coturn as STUN server, miniupnpd as the home
+router, and the real `p2pgotg` commands (SPEC 3.7, 3.8; the cases of the README's
+"Playing over the internet")."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+from netbed import STUN_ARGS, Bed, missing_tools
+from p2pgotg.net.invite import Invite
+from p2pgotg.protocol.candidates import MAPPED, PUNCH, Candidate
+from p2pgotg.protocol.reply_code import ReplyCode
+
+pytestmark = pytest.mark.slow
+SAFETY = 60.0  # seconds any one step may take before the test gives up (a hang, not a speed)
+
+
+@pytest.fixture(scope="module")
+def bed():
+    missing = missing_tools()
+    assert not missing, f"the test bed needs {missing} (.ci/run installs them) and root"
+    built = Bed().build()
+    try:
+        yield built
+    finally:
+        built.close()
+
+
+class Run:
+    """One `p2pgotg` process in the bed: its output lines, gathered as they come."""
+
+    def __init__(self, bed: Bed, ns: str, home: Path, *args: str) -> None:
+        self.proc = bed.python(ns, *args, home=home, stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        assert self.proc.stdout is not None
+        for line in self.proc.stdout:
+            self.lines.append(line.rstrip("\n"))
+
+    def wait_for(self, pattern: str, timeout: float = SAFETY) -> re.Match:
+        deadline = time.monotonic() + timeout
+        regex = re.compile(pattern)
+        while time.monotonic() < deadline:
+            for line in list(self.lines):
+                found = regex.search(line)
+                if found:
+                    return found
+            if self.proc.poll() is not None and not self._thread.is_alive():
+                break
+            time.sleep(0.05)
+        raise AssertionError(f"no line matching {pattern!r}; got:\n" + "\n".join(self.lines))
+
+    def finish(self, timeout: float = SAFETY) -> int:
+        code = self.proc.wait(timeout)
+        self._thread.join(5)
+        return code
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            os.kill(self.proc.pid, signal.SIGINT)  # the host removes its port mapping
+            try:
+                self.proc.wait(10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(5)
+
+
+def host(bed: Bed, ns: str, home: Path, *extra: str) -> tuple[Run, Invite]:
+    run = Run(bed, ns, home, "host", "--bot", "--bot-delay", "0.05", *extra)
+    code = run.wait_for(r"^invite: (\S+)").group(1)
+    run.wait_for("^waiting for the other player")
+    return run, Invite.decode(code)
+
+
+def connected(joiner: Run, host_run: Run) -> None:
+    joiner.wait_for("connected to the host")
+    host_run.wait_for("the other player is connected")
+
+
+# -- the LAN -----------------------------------------------------------------------------
+
+def test_a_short_code_joins_on_the_lan_and_join_alone_lists_the_game(bed, tmp_path):
+    hosting, _invite = host(bed, "hA", tmp_path / "host", "--stun", "off", "--no-port-map")
+    try:
+        code = hosting.wait_for(r"^code: ((\d+)-[a-z]+-[a-z]+)$")
+        listing = Run(bed, "hA2", tmp_path / "lister", "join")
+        assert listing.finish() == 0
+        assert re.search(rf"^\s+{code.group(2)}\s+p2pgotg game {code.group(2)} on ",
+                         listing.text, re.M), listing.text
+        joiner = Run(bed, "hA2", tmp_path / "joiner", "join", code.group(1), "--bot")
+        try:
+            joiner.wait_for("short code accepted")
+            connected(joiner, hosting)
+        finally:
+            joiner.stop()
+    finally:
+        hosting.stop()
+
+
+def test_a_mistyped_short_code_gets_a_clear_line_and_the_host_counts_it(bed, tmp_path):
+    hosting, _invite = host(bed, "hA", tmp_path / "host", "--stun", "off", "--no-port-map")
+    try:
+        number, first, second = hosting.wait_for(r"^code: (\d+)-([a-z]+)-([a-z]+)$").groups()
+        typo = Run(bed, "hA2", tmp_path / "j0", "join", f"{number}-{first}-{second}x", "--bot")
+        assert typo.finish() == 2
+        assert "is not one of the code words" in typo.text
+        other = "aardvark" if second != "aardvark" else "absurd"  # a real word, the wrong one
+        for attempt in (1, 2, 3):
+            wrong = Run(bed, "hA2", tmp_path / f"j{attempt}", "join",
+                        f"{number}-{first}-{other}", "--bot")
+            assert wrong.finish() == 1
+            assert "wrong short code" in wrong.text, wrong.text
+            hosting.wait_for(rf"a joiner gave a wrong short code \({attempt} of 3 failures")
+        hosting.wait_for("the short code is retired")
+        late = Run(bed, "hA2", tmp_path / "j4", "join", f"{number}-{first}-{second}", "--bot")
+        assert late.finish() == 1
+        assert "retired" in late.text, late.text
+        elsewhere = Run(bed, "hA2", tmp_path / "j5", "join", f"{int(number) % 99 + 1}-{first}-"
+                        f"{second}", "--bot")
+        assert elsewhere.finish() == 1
+        assert f"no game numbered {int(number) % 99 + 1}" in elsewhere.text
+    finally:
+        hosting.stop()
+
+
+# -- port mapping ------------------------------------------------------------------------
+
+def test_a_port_mapped_host_is_reached_from_behind_a_symmetric_nat(bed, tmp_path):
+    hosting, invite = host(bed, "hA", tmp_path / "host", *STUN_ARGS)
+    try:
+        mapped = [c for c in invite.candidates if c.kind == MAPPED]
+        assert mapped == [Candidate(MAPPED, "11.0.14.11", invite.port)]
+        hosting.wait_for(rf"^network: reachable from the internet at 11\.0\.14\.11:"
+                         rf"{invite.port} \(your router forwards it: PCP\)")
+        assert f"dport {invite.port}" in bed.mapped_ports("rA")
+        joiner = Run(bed, "hB", tmp_path / "joiner", "join", invite.encode(), "--bot",
+                     *STUN_ARGS)
+        try:
+            connected(joiner, hosting)
+        finally:
+            joiner.stop()
+    finally:
+        hosting.stop()
+    assert f"dport {invite.port}" not in bed.mapped_ports("rA")  # removed at the end
+
+
+def test_behind_carrier_grade_nat_the_router_refuses_and_the_host_says_so(bed, tmp_path):
+    hosting, invite = host(bed, "hD", tmp_path / "host", *STUN_ARGS)
+    try:
+        hosting.wait_for(r"^network: behind a carrier-grade NAT, where a direct connection is "
+                         r"unlikely")
+        hosting.wait_for(r"^network: port mapping: .*no public address of its own")
+        assert not [c for c in invite.candidates if c.kind == MAPPED]
+    finally:
+        hosting.stop()
+
+
+def test_a_host_behind_a_symmetric_nat_says_what_to_do(bed, tmp_path):
+    hosting, invite = host(bed, "hB", tmp_path / "host", *STUN_ARGS, "--no-port-map")
+    try:
+        hosting.wait_for(r"^network: behind a symmetric NAT, where a direct connection is "
+                         r"unlikely: .*Forward TCP port")
+        assert not [c for c in invite.candidates if c.kind == PUNCH]
+    finally:
+        hosting.stop()
+
+
+# -- hole punching -------------------------------------------------------------------------
+
+def test_easy_nat_to_easy_nat_is_hole_punched(bed, tmp_path):
+    hosting, invite = host(bed, "hC", tmp_path / "host", *STUN_ARGS)
+    try:
+        hosting.wait_for("^network: behind a NAT that allows hole punching")
+        assert [c.kind for c in invite.candidates if c.kind == PUNCH] == [PUNCH]
+        joiner = Run(bed, "hA", tmp_path / "joiner", "join", invite.encode(), "--bot",
+                     *STUN_ARGS)
+        try:
+            reply = joiner.wait_for(r"^reply: (gr1-\S+)").group(1)
+            taker = Run(bed, "hC", tmp_path / "host", "host", "--reply", reply)
+            assert taker.finish() == 0, taker.text
+            assert "ok: connected through the NATs" in taker.text
+            connected(joiner, hosting)
+        finally:
+            joiner.stop()
+    finally:
+        hosting.stop()
+
+
+def test_easy_to_symmetric_fails_fast_with_a_clear_message(bed, tmp_path):
+    hosting, invite = host(bed, "hC", tmp_path / "host", *STUN_ARGS)
+    try:
+        joiner = Run(bed, "hB", tmp_path / "joiner", "join", invite.encode(), "--bot",
+                     *STUN_ARGS)
+        assert joiner.finish() == 1
+        assert "your NAT is symmetric" in joiner.text and "What to do" in joiner.text
+        assert "reply:" not in joiner.text  # no one is sent to relay a code that cannot work
+    finally:
+        hosting.stop()
+
+
+def test_stale_foreign_and_mistyped_reply_codes_are_refused(bed, tmp_path):
+    hosting, invite = host(bed, "hC", tmp_path / "host", *STUN_ARGS)
+    try:
+        where = [Candidate(PUNCH, "11.0.14.11", 40001)]
+        stale = ReplyCode.make(where, int(time.time()) - 3600, os.urandom(8), invite.secret)
+        foreign = ReplyCode.make(where, int(time.time()), os.urandom(8), os.urandom(16))
+        for code, says in ((stale, "stale"), (foreign, "belongs to another game")):
+            taker = Run(bed, "hC", tmp_path / "host", "host", "--reply", code.encode())
+            assert taker.finish() == 1
+            assert says in taker.text, taker.text
+            hosting.wait_for(f"a reply code was refused: .*{says}")
+        text = stale.encode()
+        typo = Run(bed, "hC", tmp_path / "host", "host", "--reply",
+                   text[:10] + ("a" if text[10] != "a" else "b") + text[11:])
+        assert typo.finish() == 2
+        assert "check does not match" in typo.text
+        nobody = Run(bed, "hC", tmp_path / "nobody", "host", "--reply", foreign.encode())
+        assert nobody.finish() == 2
+        assert "no host is running" in nobody.text
+    finally:
+        hosting.stop()

@@ -1,0 +1,347 @@
+"""The pure codecs of reaching a host: STUN (RFC 8489, RFC 5769's vectors), NAT-PMP
+(RFC 6886), PCP (RFC 6887), candidates, invite v2, short codes, the PAKE and reply codes.
+Expected bytes are built here from the RFCs' and SPEC 3.3/3.7/3.8's layouts, field by
+field, not taken from the encoders; protocol/vectors-reach.json holds the same cases for
+other implementations and is checked against the code too."""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import json
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from p2pgotg.net.errors import BadInviteError
+from p2pgotg.net.invite import NAT_EASY, NAT_SYMMETRIC, Invite
+from p2pgotg.protocol import natpmp, pcp, stun
+from p2pgotg.protocol.candidates import LAN, MAPPED, PUNCH, Candidate, CodeError
+from p2pgotg.protocol.pake import (
+    CONFIRM_TAG,
+    HOST_ROLE,
+    JOINER_ROLE,
+    PakeError,
+    PakeSide,
+    confirmation,
+)
+from p2pgotg.protocol.reply_code import (
+    ForeignReplyError,
+    ReplyCode,
+    ReplyCodeError,
+    StaleReplyError,
+)
+from p2pgotg.protocol.shortcode import EVEN_WORDS, ODD_WORDS, ShortCode, ShortCodeError
+
+VECTORS = json.loads((Path(__file__).parent.parent / "protocol" / "vectors-reach.json")
+                     .read_text())
+
+# -- STUN ------------------------------------------------------------------------------
+
+RFC5769_TXID = bytes.fromhex("b7e7a701bc34d686fa87dfae")
+RFC5769_IPV4 = bytes.fromhex(
+    "0101003c2112a442b7e7a701bc34d686fa87dfae"
+    "8022000b7465737420766563746f7220"
+    "002000080001a147e112a643"
+    "000800142b91f599fd9e90c38c7489f92af9ba53f06be7d7"
+    "80280004c07d4c96")
+RFC5769_IPV6 = bytes.fromhex(
+    "010100482112a442b7e7a701bc34d686fa87dfae"
+    "8022000b7465737420766563746f7220"
+    "002000140002a1470113a9faa5d3f179bc25f4b5bed2b9d9"
+    "00080014a382954e4be67bf11784c97c8292c275bfe3ed41"
+    "80280004c8fb0b4c")
+
+
+def test_rfc5769_sample_responses_give_their_mapped_addresses():
+    # RFC 5769 2.2 and 2.3: 192.0.2.1 port 32853, 2001:db8:1234:5678:11:2233:4455:6677
+    assert stun.parse_binding_response(RFC5769_IPV4, RFC5769_TXID) == ("192.0.2.1", 32853)
+    assert stun.parse_binding_response(RFC5769_IPV6, RFC5769_TXID) == (
+        "2001:db8:1234:5678:11:2233:4455:6677", 32853)
+
+
+def test_a_binding_request_is_header_plus_fingerprint():
+    txid = bytes(range(12))
+    request = stun.binding_request(txid)
+    header = struct.pack(">HHI", 0x0001, 8, 0x2112A442) + txid
+    crc = zlib.crc32(header) ^ 0x5354554E  # RFC 8489 14.7: over the message before it
+    assert request == header + struct.pack(">HHI", 0x8028, 4, crc)
+    assert stun.message_size(request[:20]) == len(request)
+
+
+def _damaged(data: bytes, at: int, value: int) -> bytes:
+    return data[:at] + bytes([value]) + data[at + 1:]
+
+
+@pytest.mark.parametrize(("answer", "complaint"), [
+    (b"HTTP/1.1 400 Bad Request\r\n\r\n", "magic cookie|first two bits"),
+    (RFC5769_IPV4[:19], "shorter than a STUN header"),
+    (_damaged(RFC5769_IPV4, 5, 0), "magic cookie"),
+    (_damaged(RFC5769_IPV4, 9, 0), "another request"),
+    (_damaged(RFC5769_IPV4, 44, 0xE2), "FINGERPRINT does not match"),
+    (RFC5769_IPV4[:-4], "header says"),
+    (struct.pack(">HHI", 0x0112, 0, 0x2112A442) + RFC5769_TXID, "not a Binding response"),
+    (struct.pack(">HHI", 0x0101, 0, 0x2112A442) + RFC5769_TXID, "no mapped address"),
+    (_damaged(RFC5769_IPV4, 3, 0x3e), "multiple of 4"),
+])
+def test_a_garbage_answer_says_what_is_wrong(answer, complaint):
+    with pytest.raises(stun.StunError, match=complaint):
+        stun.parse_binding_response(answer, RFC5769_TXID)
+
+
+def test_an_error_response_names_the_code_and_escapes_the_reason():
+    txid = bytes(12)
+    reason = b"Bad\x1b[31mRequest"  # a terminal escape must not reach the screen
+    value = b"\x00\x00\x04\x00" + reason
+    body = struct.pack(">HH", 0x0009, len(value)) + value + b"\x00" * (-len(value) % 4)
+    message = struct.pack(">HHI", 0x0111, len(body), 0x2112A442) + txid + body
+    with pytest.raises(stun.StunError, match=r"error 400 Bad\?\[31mRequest") as info:
+        stun.parse_binding_response(message, txid)
+    assert "\x1b" not in str(info.value)
+
+
+@given(st.binary(max_size=120))
+def test_no_input_makes_the_reader_crash(data):
+    try:
+        stun.parse_binding_response(data, RFC5769_TXID)
+    except stun.StunError:
+        pass
+
+
+# -- NAT-PMP and PCP ---------------------------------------------------------------------
+
+def test_natpmp_messages_follow_rfc6886():
+    assert natpmp.external_address_request() == b"\x00\x00"  # 3.2
+    assert natpmp.map_tcp_request(4000, 4001, 7200) == (  # 3.3
+        b"\x00\x02\x00\x00" + (4000).to_bytes(2, "big") + (4001).to_bytes(2, "big")
+        + (7200).to_bytes(4, "big"))
+    answer = b"\x00\x80\x00\x00" + (99).to_bytes(4, "big") + bytes([203, 0, 113, 5])
+    assert natpmp.parse_external_address(answer).address == "203.0.113.5"
+    mapped = b"\x00\x82\x00\x00" + (99).to_bytes(4, "big") + struct.pack(">HHI", 4000, 4444,
+                                                                         3600)
+    got = natpmp.parse_map_tcp(mapped)
+    assert (got.internal_port, got.external_port, got.lifetime) == (4000, 4444, 3600)
+    refused = b"\x00\x82\x00\x03" + bytes(12)
+    with pytest.raises(natpmp.NatPmpError, match="no public address"):
+        natpmp.parse_map_tcp(refused)
+
+
+def test_pcp_map_request_follows_rfc6887():
+    nonce = bytes(range(12))
+    request = pcp.map_request("192.168.1.20", 4000, 4000, 3600, nonce)
+    mapped_v4 = bytes(10) + b"\xff\xff"
+    assert request == (
+        b"\x02\x01\x00\x00" + (3600).to_bytes(4, "big") + mapped_v4 + bytes([192, 168, 1, 20])
+        + nonce + b"\x06\x00\x00\x00" + struct.pack(">HH", 4000, 4000) + mapped_v4
+        + bytes(4))
+    assert len(request) == 60
+    answer = (b"\x02\x81\x00\x00" + struct.pack(">II", 3600, 7) + bytes(12) + nonce
+              + b"\x06\x00\x00\x00" + struct.pack(">HH", 4000, 40000) + mapped_v4
+              + bytes([198, 51, 100, 9]))
+    got = pcp.parse_map_response(answer, nonce)
+    assert (got.external_address, got.external_port, got.lifetime) == ("198.51.100.9", 40000,
+                                                                       3600)
+    with pytest.raises(pcp.PcpError, match="another request"):
+        pcp.parse_map_response(answer, bytes(12))
+    refused = b"\x02\x81\x00\x07" + bytes(56)
+    with pytest.raises(pcp.PcpError, match="network failure"):
+        pcp.parse_map_response(refused, nonce)
+    natpmp_only = b"\x00\x81\x00\x01" + bytes(4)  # RFC 6887 9: a NAT-PMP server's answer
+    with pytest.raises(pcp.PcpError) as info:
+        pcp.parse_map_response(natpmp_only, nonce)
+    assert info.value.unsupported
+
+
+# -- candidates and invite v2 (SPEC 3.3) --------------------------------------------------
+
+PIN = bytes(range(32))
+SECRET = bytes(range(100, 116))
+
+
+def _spec_v2_bytes(nat: int, candidates: list[tuple[int, int, bytes, int]]) -> bytes:
+    body = bytes([nat, len(candidates)])
+    for kind, family, address, port in candidates:
+        body += bytes([kind, family]) + address + port.to_bytes(2, "big")
+    body += PIN + SECRET
+    return body + struct.pack("<I", zlib.crc32(body, zlib.crc32(b"p2pgotg/invite/v2")))
+
+
+def test_invite_v2_layout_is_the_spec_one():
+    invite = Invite.v2([Candidate(LAN, "10.14.1.2", 4000), Candidate(MAPPED, "11.0.14.11", 4000),
+                        Candidate(PUNCH, "11.0.14.11", 40001)], PIN, SECRET, NAT_EASY)
+    raw = _spec_v2_bytes(2, [(1, 4, bytes([10, 14, 1, 2]), 4000),
+                            (2, 4, bytes([11, 0, 14, 11]), 4000),
+                            (3, 4, bytes([11, 0, 14, 11]), 40001)])
+    text = "gg2-" + base64.b32encode(raw).decode().rstrip("=").lower()
+    assert invite.encode() == text
+    assert Invite.decode(text.upper()) == invite
+    assert len(text) < 130  # one line
+
+
+def test_both_invite_versions_are_read():
+    v1 = Invite("192.0.2.7", 4000, PIN, SECRET)
+    assert Invite.decode(v1.encode()).all_candidates() == [Candidate(LAN, "192.0.2.7", 4000)]
+    v2 = Invite.v2([Candidate(LAN, "2001:db8::5", 4000)], PIN, SECRET)
+    assert Invite.decode(v2.encode()) == v2
+
+
+@pytest.mark.parametrize(("raw", "complaint"), [
+    (_spec_v2_bytes(9, [(1, 4, bytes(4), 1)]), "unknown NAT kind"),
+    (_spec_v2_bytes(0, [(7, 4, bytes(4), 1)]), "unknown candidate kind"),
+    (_spec_v2_bytes(0, [(1, 5, bytes(4), 1)]), "unknown address family"),
+    (_spec_v2_bytes(0, [(1, 4, bytes(4), 0)]), "port 0"),
+])
+def test_a_damaged_v2_invite_says_what_is_wrong(raw, complaint):
+    with pytest.raises(BadInviteError, match=complaint):
+        Invite.decode("gg2-" + base64.b32encode(raw).decode().rstrip("=").lower())
+
+
+def test_a_mistyped_v2_invite_fails_its_check():
+    text = Invite.v2([Candidate(LAN, "10.0.0.2", 4000)], PIN, SECRET).encode()
+    typo = text[:20] + ("b" if text[20] != "b" else "c") + text[21:]
+    with pytest.raises(BadInviteError, match="check does not match"):
+        Invite.decode(typo)
+
+
+def test_a_candidate_list_is_bounded():
+    with pytest.raises(CodeError):
+        Invite.v2([Candidate(LAN, f"10.0.0.{i}", 1) for i in range(1, 10)], PIN, SECRET,
+                  NAT_SYMMETRIC).encode()
+
+
+# -- short codes (SPEC 3.7) -------------------------------------------------------------
+
+def test_the_pgp_word_list_is_whole():
+    # PGP word list: byte 0x3B is "clockwork" (even), 0x3C "crossover" (odd); 256 each
+    assert len(set(EVEN_WORDS)) == len(set(ODD_WORDS)) == 256
+    assert EVEN_WORDS[0x3B] == "clockwork" and ODD_WORDS[0x3C] == "crossover"
+    assert EVEN_WORDS[0] == "aardvark" and ODD_WORDS[255] == "yucatan"
+
+
+@pytest.mark.parametrize(("text", "complaint"), [
+    ("7-crossover-clockwerk", "did you mean 'clockwork'"),
+    ("7-clockwork-crossover", "swapped: try 7-crossover-clockwork"),
+    ("7-aardvark-clockwork", "never the first word"),
+    ("0-crossover-clockwork", "number"),
+    ("7-crossover", "a number and two words"),
+])
+def test_a_mistyped_short_code_says_what_to_fix(text, complaint):
+    with pytest.raises(ShortCodeError, match=complaint):
+        ShortCode.parse(text)
+
+
+def test_a_short_code_reads_as_people_type_it():
+    assert str(ShortCode.parse("  7 Crossover CLOCKWORK ")) == "7-crossover-clockwork"
+
+
+# -- the PAKE --------------------------------------------------------------------------
+
+def _pair(code_a: bytes, code_b: bytes, fp_a: bytes, fp_b: bytes) -> tuple[PakeSide, PakeSide]:
+    host, joiner = PakeSide(code_a, fp_a, HOST_ROLE), PakeSide(code_b, fp_b, JOINER_ROLE)
+    host.finish(joiner.message)
+    joiner.finish(host.message)
+    return host, joiner
+
+
+def test_the_same_code_and_certificate_confirm_both_ways():
+    host, joiner = _pair(b"7-crossover-clockwork", b"7-crossover-clockwork", PIN, PIN)
+    host.check(joiner.confirm())
+    joiner.check(host.confirm())
+    assert joiner.confirm() == hmac.new(joiner.key, CONFIRM_TAG + b"j" + PIN,
+                                        hashlib.sha256).digest()
+
+
+def test_a_wrong_code_fails_the_confirmation():
+    host, joiner = _pair(b"7-crossover-clockwork", b"7-crossover-cobra", PIN, PIN)
+    with pytest.raises(PakeError):
+        host.check(joiner.confirm())
+
+
+def test_a_relay_that_ends_tls_on_both_sides_is_caught():
+    """The joiner saw the relay's certificate, the host its own: the codes match but the
+    confirmations do not (the PAKE is bound to the TLS channel)."""
+    host, joiner = _pair(b"7-crossover-clockwork", b"7-crossover-clockwork", PIN, bytes(32))
+    with pytest.raises(PakeError):
+        host.check(joiner.confirm())
+
+
+@pytest.mark.parametrize("bad", [None, b"", b"S" + bytes(31), b"S" + bytes(33), "text"])
+def test_malformed_pake_messages_are_refused(bad):
+    with pytest.raises(PakeError):
+        PakeSide(b"7-crossover-clockwork", PIN, HOST_ROLE).finish(bad)
+
+
+def test_our_own_message_echoed_back_is_refused():
+    side = PakeSide(b"7-crossover-clockwork", PIN, HOST_ROLE)
+    with pytest.raises(PakeError):
+        side.finish(side.message)
+
+
+def test_pake_vectors_reproduce():
+    for case in VECTORS["pake"]:
+        streams = {}
+        for role in ("host", "joiner"):
+            seed = bytes.fromhex(case[f"{role}_entropy"])
+            streams[role] = PakeSide(case["code"].encode(), bytes.fromhex(case["fingerprint"]),
+                                     HOST_ROLE if role == "host" else JOINER_ROLE,
+                                     entropy=_fixed(seed))
+            assert streams[role].message.hex() == case[f"{role}_message"]
+        streams["host"].finish(streams["joiner"].message)
+        streams["joiner"].finish(streams["host"].message)
+        assert streams["host"].key.hex() == case["key"]
+        assert confirmation(streams["host"].key, HOST_ROLE,
+                            bytes.fromhex(case["fingerprint"])).hex() == case["host_confirm"]
+
+
+def _fixed(seed: bytes):
+    """The vectors' entropy: the first n bytes of SHAKE-256(seed)."""
+    return lambda n: hashlib.shake_256(seed).digest(n)
+
+
+# -- reply codes (SPEC 3.8) -------------------------------------------------------------
+
+def test_reply_code_layout_and_checks():
+    candidates = [Candidate(PUNCH, "11.0.14.11", 40001)]
+    nonce = bytes(range(8))
+    reply = ReplyCode.make(candidates, 1_800_000_000, nonce, SECRET)
+    body = b"\x01\x03\x04" + bytes([11, 0, 14, 11]) + (40001).to_bytes(2, "big") \
+        + (1_800_000_000).to_bytes(4, "big") + nonce
+    mac = hmac.new(SECRET, b"p2pgotg/reply/v1" + body, hashlib.sha256).digest()[:8]
+    raw = body + mac
+    raw += struct.pack("<I", zlib.crc32(raw, zlib.crc32(b"p2pgotg/reply/v1")))
+    assert reply.encode() == "gr1-" + base64.b32encode(raw).decode().rstrip("=").lower()
+    back = ReplyCode.decode(reply.encode())
+    back.verify(SECRET, 1_800_000_100)
+    with pytest.raises(ForeignReplyError, match="another game"):
+        back.verify(bytes(16), 1_800_000_100)
+    with pytest.raises(StaleReplyError, match="stale"):
+        back.verify(SECRET, 1_800_000_000 + 3600)
+    typo = reply.encode()[:-3] + ("a" if reply.encode()[-3] != "a" else "b") + \
+        reply.encode()[-2:]
+    with pytest.raises(ReplyCodeError, match="check does not match"):
+        ReplyCode.decode(typo)
+    with pytest.raises(ReplyCodeError, match="starts with 'gr1-'"):
+        ReplyCode.decode("gg2-" + reply.encode()[4:])
+
+
+# -- the vector file ---------------------------------------------------------------------
+
+def test_invite_and_reply_vectors_decode_as_stated():
+    for case in VECTORS["invite_v2"]:
+        invite = Invite.decode(case["code"])
+        assert [[c.kind, c.address, c.port] for c in invite.candidates] == case["candidates"]
+        assert invite.nat == case["nat"]
+        assert invite.pin.hex() == case["pin"] and invite.secret.hex() == case["secret"]
+    for case in VECTORS["reply"]:
+        reply = ReplyCode.decode(case["code"])
+        assert [[c.kind, c.address, c.port] for c in reply.candidates] == case["candidates"]
+        reply.verify(bytes.fromhex(case["secret"]), case["issued"])
+        assert reply.nonce.hex() == case["nonce"]
+    for case in VECTORS["stun"]:
+        assert list(stun.parse_binding_response(bytes.fromhex(case["response"]),
+                                                bytes.fromhex(case["txid"]))) == case["mapped"]
