@@ -14,8 +14,8 @@ import time
 from pathlib import Path
 
 import pytest
-
 from netbed import STUN_ARGS, Bed, missing_tools
+
 from p2pgotg.net.invite import Invite
 from p2pgotg.protocol.candidates import MAPPED, PUNCH, Candidate
 from p2pgotg.protocol.reply_code import ReplyCode

@@ -7,6 +7,7 @@ other implementations and is checked against the code too."""
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import hmac
 import json
@@ -107,10 +108,8 @@ def test_an_error_response_names_the_code_and_escapes_the_reason():
 
 @given(st.binary(max_size=120))
 def test_no_input_makes_the_reader_crash(data):
-    try:
+    with contextlib.suppress(stun.StunError):
         stun.parse_binding_response(data, RFC5769_TXID)
-    except stun.StunError:
-        pass
 
 
 # -- NAT-PMP and PCP ---------------------------------------------------------------------
