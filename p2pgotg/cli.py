@@ -319,6 +319,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
     from p2pgotg.net.games import games_dir
     from p2pgotg.net.joining import JoinConfig, join_game
     from p2pgotg.net.paths import identity_for_joining
+    from p2pgotg.net.racing import prepare_join
     from p2pgotg.net.session import GameSession, SessionError
     from p2pgotg.selfplay import bot_runner
 
@@ -340,8 +341,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
         print(f"reply: {code}", flush=True)
 
     async def main_task() -> GameSession:
-        invite, opener = await cli_internet.prepare_join(args.code, servers, limits, _status,
-                                                         show_reply)
+        invite, opener = await prepare_join(args.code, servers, limits, _status, show_reply)
         key = identity_for_joining(invite.pin)  # (a short code's pin is known only now)
         config = JoinConfig(key, invite, games_dir(), limits, opener=opener)
         return await join_game(config, bot_runner(seed, args.bot_delay), on_status=_status)
@@ -365,14 +365,12 @@ def _has_terminal() -> bool:
 
 def _interface(args: argparse.Namespace, mode: str | None) -> int:
     """Open the terminal game: `play` (the bot), `host`, `join`, or the start screen."""
-    from p2pgotg.net.errors import NetError
-    from p2pgotg.net.invite import Invite
+    from p2pgotg import cli_internet
 
     if mode == "join":
-        try:
-            Invite.decode(args.code)
-        except NetError as exc:
-            print(f"bad invite code: {exc.user_message}", file=sys.stderr)
+        problem = cli_internet.check_join_code(args.code)
+        if problem is not None:
+            print(problem, file=sys.stderr)
             return 2
     if not _has_terminal():
         bot = " (or add --bot to let the bot play this side)" if mode in ("host", "join") else ""
@@ -393,6 +391,13 @@ def _interface(args: argparse.Namespace, mode: str | None) -> int:
     launch.port = getattr(args, "port", 0)
     launch.bind = getattr(args, "bind", None)
     launch.invite = getattr(args, "code", None)
+    if mode in ("host", "join") and hasattr(args, "stun"):
+        servers = cli_internet.stun_servers(args)
+        if servers is None:
+            return 2
+        launch.stun = servers
+        if mode == "host":
+            launch.reach = cli_internet.reach_options(args, launch.options.describe())
     return run_terminal(Mode(mode) if mode else None, launch, ascii=args.ascii)
 
 

@@ -7,8 +7,6 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import sys
-from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 LOOPBACK_NAMES = {"localhost"}
@@ -160,32 +158,3 @@ def check_join_code(code: str) -> str | None:
     except NetError as exc:
         return f"bad invite code: {exc.user_message}"
     return None
-
-
-async def prepare_join(code: str, servers: list[tuple[str, int]], limits: Any,
-                       status: Callable[[str], None],
-                       show_reply: Callable[[str], None]) -> tuple[Any, Any]:
-    """(invite, opener) for `join CODE` (checked by check_join_code first): a short code is
-    found on the LAN and its PAKE run; a long v2 code races its candidates."""
-    from p2pgotg.net.invite import Invite
-    from p2pgotg.net.lan import find
-    from p2pgotg.net.pake_link import join_by_short_code
-    from p2pgotg.net.racing import JoinReach, first_then, race_opener
-    from p2pgotg.protocol.shortcode import ShortCode, looks_like_short_code
-
-    if looks_like_short_code(code):
-        short = ShortCode.parse(code)
-        status(f"looking for game {short.number} on this network...")
-        games = await find(short.number)
-        invite, stream = await join_by_short_code(short, games, limits.handshake, status)
-        return invite, first_then(stream, invite, limits)
-    invite = Invite.decode(code)
-    if not invite.candidates:
-        return invite, None
-    return invite, race_opener(invite, JoinReach(servers, show_reply), limits, status)
-
-
-def data_home() -> Path:
-    from p2pgotg.net.paths import data_dir
-
-    return data_dir()

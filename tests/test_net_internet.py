@@ -118,24 +118,27 @@ def test_a_mistyped_short_code_gets_a_clear_line_and_the_host_counts_it(bed, tmp
     hosting, _invite = host(bed, "hA", tmp_path / "host", "--stun", "off", "--no-port-map")
     try:
         number, first, second = hosting.wait_for(r"^code: (\d+)-([a-z]+)-([a-z]+)$").groups()
+        other = "aardvark" if second != "aardvark" else "absurd"  # a real word, the wrong one
+        elsewhere_number = int(number) % 99 + 1
+        # All at once (the host counts each, in whatever order they come):
         typo = Run(bed, "hA2", tmp_path / "j0", "join", f"{number}-{first}-{second}x", "--bot")
+        elsewhere = Run(bed, "hA2", tmp_path / "j5", "join",
+                        f"{elsewhere_number}-{first}-{second}", "--bot")
+        wrong = [Run(bed, "hA2", tmp_path / f"j{attempt}", "join", f"{number}-{first}-{other}",
+                     "--bot") for attempt in (1, 2, 3)]
         assert typo.finish() == 2
         assert "is not one of the code words" in typo.text
-        other = "aardvark" if second != "aardvark" else "absurd"  # a real word, the wrong one
+        for run in wrong:
+            assert run.finish() == 1
+            assert "wrong short code" in run.text, run.text
         for attempt in (1, 2, 3):
-            wrong = Run(bed, "hA2", tmp_path / f"j{attempt}", "join",
-                        f"{number}-{first}-{other}", "--bot")
-            assert wrong.finish() == 1
-            assert "wrong short code" in wrong.text, wrong.text
             hosting.wait_for(rf"a joiner gave a wrong short code \({attempt} of 3 failures")
+        assert elsewhere.finish() == 1
+        assert f"no game numbered {elsewhere_number}" in elsewhere.text
         hosting.wait_for("the short code is retired")
         late = Run(bed, "hA2", tmp_path / "j4", "join", f"{number}-{first}-{second}", "--bot")
         assert late.finish() == 1
         assert "retired" in late.text, late.text
-        elsewhere = Run(bed, "hA2", tmp_path / "j5", "join", f"{int(number) % 99 + 1}-{first}-"
-                        f"{second}", "--bot")
-        assert elsewhere.finish() == 1
-        assert f"no game numbered {int(number) % 99 + 1}" in elsewhere.text
     finally:
         hosting.stop()
 

@@ -33,6 +33,7 @@ from p2pgotg.net.tls import (
 )
 from p2pgotg.protocol.candidates import PUNCH, Candidate
 from p2pgotg.protocol.reply_code import ReplyCode
+from p2pgotg.protocol.shortcode import ShortCode, looks_like_short_code
 
 DIRECT_TIMEOUT = 3.0  # seconds for one direct candidate's TCP connect
 STAGGER = 0.25
@@ -209,3 +210,23 @@ def first_then(stream: trio.SSLStream, invite: Invite, limits: Limits) -> Opener
                                             handshake_timeout=limits.handshake)
 
     return open_one
+
+
+async def prepare_join(code: str, servers: list[tuple[str, int]], limits: Limits,
+                       status: Callable[[str], None],
+                       show_reply: Callable[[str], None]) -> tuple[Invite, Opener | None]:
+    """(invite, opener) for `join CODE` (checked by check_join_code first): a short code is
+    found on the LAN and its PAKE run; a long v2 code races its candidates."""
+    from p2pgotg.net.lan import find
+    from p2pgotg.net.pake_link import join_by_short_code
+
+    if looks_like_short_code(code):
+        short = ShortCode.parse(code)
+        status(f"looking for game {short.number} on this network...")
+        games = await find(short.number)
+        invite, stream = await join_by_short_code(short, games, limits.handshake, status)
+        return invite, first_then(stream, invite, limits)
+    invite = Invite.decode(code)
+    if not invite.candidates:
+        return invite, None
+    return invite, race_opener(invite, JoinReach(servers, show_reply), limits, status)

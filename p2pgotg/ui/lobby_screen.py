@@ -93,6 +93,15 @@ def shown_invites(invites: list[str]) -> list[str]:
     return (others[:2] + loopback[:1])[:3] if loopback else others[:3]
 
 
+def short_code_box(code: str) -> Fragments:
+    """The short code, spaced out in a box, to read aloud across the room."""
+    spaced = "  ".join(code.upper().split("-"))
+    inner = f"   {spaced}   "
+    return [("class:heading", "\n On this network, read out this code "
+             "(they type: p2pgotg join CODE):\n"),
+            ("class:invite", f" +{'-' * len(inner)}+\n |{inner}|\n +{'-' * len(inner)}+\n")]
+
+
 def body(state: AppState) -> Fragments:
     out: Fragments = []
     peer = state.peer
@@ -110,6 +119,8 @@ def body(state: AppState) -> Fragments:
             out.append(("class:dim", f" {line}\n"))
     waiting = peer is None or (peer.flow.game_id is None and state.session is not None
                                and state.session.link is not Link.CONNECTED)
+    if state.mode is Mode.HOST and state.short_code and waiting:
+        out += short_code_box(state.short_code)
     if state.mode is Mode.HOST and state.invites and waiting:
         out.append(("class:heading", "\n Give the other player one of these commands"))
         out.append(("class:dim", "\n (copy all of it, quotes too, or paste it at 3 on their "

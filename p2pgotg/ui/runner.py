@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import outcome
 import trio
@@ -34,6 +35,7 @@ from p2pgotg.net.paths import (
     load_or_create_identity,
     load_or_create_tls_identity,
 )
+from p2pgotg.net.racing import prepare_join
 from p2pgotg.net.session import GameSession, Limits, Link
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.protocol import HOST, JOINER, LocalProtocolError
@@ -67,6 +69,8 @@ class Launch:
     join_identity: Callable[[bytes], Ed25519PrivateKey] | None = None
     review: Path | None = None  # `p2pgotg show FILE`: open this game's review
     join_give_up: float = 60.0  # a new join whose host never answers stops after this
+    reach: Any = None  # net.reach.ReachOptions for `host` beyond loopback (SPEC 3.7-3.8)
+    stun: list[tuple[str, int]] = field(default_factory=list)  # the joiner's STUN servers
 
     def key_for_joining(self, pin: bytes) -> Ed25519PrivateKey:
         if self.join_identity is not None:
@@ -296,19 +300,27 @@ class Controller:
         key = launch.identity()
         cert, tls_key = launch.tls_identity()
         config = HostConfig(key, cert, tls_key, launch.options, launch.games, port=launch.port,
-                            bind=launch.bind, limits=launch.limits)
+                            bind=launch.bind, limits=launch.limits, reach=launch.reach)
         self.state.host_options = launch.options
         async with trio.open_nursery() as nursery:
             hosting = await nursery.start(self._hosted, config, generation)
             self.state.invites = hosting.invites
+            self.state.short_code = hosting.short_code
+            if hosting.notes:
+                self._note(generation, hosting.notes[0])
             self.invalidate()
 
     async def _join(self, code: str, generation: int) -> None:
         launch = self.launch
-        invite = Invite.decode(code)
+
+        def show_reply(reply: str) -> None:
+            self._note(generation, f"send the host this reply code: {reply}")
+
+        invite, opener = await prepare_join(code, launch.stun, launch.limits,
+                                            partial(self._note, generation), show_reply)
         key = launch.key_for_joining(invite.pin)
         config = JoinConfig(key, invite, launch.games, launch.limits,
-                            give_up=launch.join_give_up)
+                            give_up=launch.join_give_up, opener=opener)
         self._note(generation, f"connecting to {invite.address} port {invite.port}")
         session = await join_game(config, partial(self._seat, generation),
                                   on_status=partial(self._note, generation),

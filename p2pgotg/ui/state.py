@@ -150,6 +150,7 @@ class AppState:
         # the connection, before and around the session
         self.session: GameSession | None = None
         self.invites: list[str] = []
+        self.short_code: str | None = None  # the host's LAN short code, shown large
         self.host_options: RuleOptions | None = None  # what we propose, before a joiner
         self.net_note = ""  # the network layer's last word (connected, lost, resuming...)
         self.fatal: str | None = None  # why no game can go on: shown on the error screen
