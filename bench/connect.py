@@ -28,7 +28,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "tests"))
 
-from netbed import STUN_ARGS, Bed  # noqa: E402
+from netbed import STUN_ARGS, Bed
 
 TIMEOUT = 60.0
 

@@ -38,7 +38,7 @@ from p2pgotg.protocol.shortcode import ShortCode, looks_like_short_code
 DIRECT_TIMEOUT = 3.0  # seconds for one direct candidate's TCP connect
 STAGGER = 0.25
 REPLY_WAIT = 120.0  # how long the joiner punches after showing its reply code
-REPLY_AFTER = 1.0  # show the reply code once direct attempts have had this long
+REPLY_AFTER = 0.5  # show the reply code once direct attempts have had this long
 
 Opener = Callable[[], Awaitable[trio.SSLStream]]
 
