@@ -239,3 +239,39 @@ def test_stale_foreign_and_mistyped_reply_codes_are_refused(bed, tmp_path):
         assert "no host is running" in nobody.text
     finally:
         hosting.stop()
+
+
+# -- each port-mapping protocol against the router's miniupnpd ----------------------------
+
+MAPPING_SCRIPT = """
+import sys, trio
+from p2pgotg.net import portmap
+async def main():
+    local = portmap._local_address_towards("10.14.1.1")
+    if sys.argv[1] == "NAT-PMP":
+        m = await portmap._natpmp("10.14.1.1", local, int(sys.argv[2]), 600)
+    else:
+        upnp = await trio.to_thread.run_sync(portmap._upnp_discover)
+        m = await trio.to_thread.run_sync(portmap._upnp_map, upnp, int(sys.argv[2]), 600)
+    print("mapped", m.method, m.external_address, m.external_port, flush=True)
+    sys.stdin.readline()  # the test looks at the router's rules meanwhile
+    await portmap.remove(m)
+    print("removed", flush=True)
+trio.run(main)
+"""
+
+
+@pytest.mark.parametrize(("method", "port"), [("NAT-PMP", 45001), ("UPnP-IGD", 45002)])
+def test_nat_pmp_and_upnp_each_map_and_unmap_on_a_real_router(bed, method, port):
+    import sys
+
+    proc = bed.spawn("hA", [sys.executable, "-c", MAPPING_SCRIPT, method, str(port)],
+                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None and proc.stdin is not None
+    assert proc.stdout.readline().split() == ["mapped", *method.split(), "11.0.14.11", str(port)]
+    assert f"dport {port}" in bed.mapped_ports("rA")
+    proc.stdin.write("\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline().strip() == "removed"
+    assert proc.wait(SAFETY) == 0
+    assert f"dport {port}" not in bed.mapped_ports("rA")
