@@ -181,8 +181,7 @@ async def offer(opts: ReachOptions, port: int, bind: str | None, pin: bytes, sec
 
     try:
         async with trio.open_nursery() as serving:
-            if reservation is not None:
-                await serving.start(serve_inbox, opts.data_dir, take_reply)
+            await serving.start(serve_inbox, opts.data_dir, take_reply)
             short: ShortCode | None = None
             if opts.lan and any(c.kind == LAN and not ipaddress.ip_address(c.address).is_loopback
                                 for c in candidates):
