@@ -275,3 +275,33 @@ def test_nat_pmp_and_upnp_each_map_and_unmap_on_a_real_router(bed, method, port)
     assert proc.stdout.readline().strip() == "removed"
     assert proc.wait(SAFETY) == 0
     assert f"dport {port}" not in bed.mapped_ports("rA")
+
+
+# -- the host's screen -------------------------------------------------------------------
+
+def test_the_host_screen_shows_the_short_code_large_and_a_joiner_uses_it(bed, tmp_path):
+    import shlex
+    import sys
+
+    from test_ui_tmux import Tmux
+
+    tmux = Tmux(tmp_path / "tmux.sock")
+    home = shlex.quote(str(tmp_path / "host"))
+    try:
+        tmux.start(f"ip netns exec {bed.ns('hA')} env P2PGOTG_HOME={home} "
+                   f"{shlex.quote(sys.executable)} -m p2pgotg host --ascii --stun off "
+                   "--no-port-map; sleep 30", name="host")
+        box = re.compile(r"\|   (\d+)  ([A-Z]+)  ([A-Z]+)   \|")
+        screen = tmux.wait_for("the short code", lambda s: box.search(s), 30, on="host")
+        assert "gg2-" in screen  # the long code beside it
+        number, first, second = box.search(screen).groups()
+        joiner = Run(bed, "hA2", tmp_path / "joiner", "join",
+                     f"{number}-{first.lower()}-{second.lower()}", "--bot")
+        try:
+            joiner.wait_for("connected to the host")
+            # the joiner's bot accepts the rules at once: the host's screen goes to the setup
+            tmux.wait_for("the setup", lambda s: "Your opponent:" in s, 30, on="host")
+        finally:
+            joiner.stop()
+    finally:
+        tmux.close()
