@@ -26,6 +26,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -50,6 +51,27 @@ HOMES = {
 }
 CGN_WAN = f"{WAN_NET}.14"
 TOOLS = ("ip", "nft", "ss", "ethtool", "turnserver", "miniupnpd")
+
+
+_OURS = re.compile(r"^p2g(\d+)gw\d*-")
+
+
+def sweep_stale() -> None:
+    """Remove the namespaces (and their processes) of earlier runs that died before they
+    could clean up (killed outright): any of ours whose test process is gone."""
+    listing = subprocess.run(["ip", "netns", "list"], capture_output=True, text=True,
+                             check=False).stdout
+    for line in listing.splitlines():
+        name = line.split()[0] if line.split() else ""
+        found = _OURS.match(name)
+        if not found or Path(f"/proc/{found.group(1)}").exists():
+            continue
+        pids = subprocess.run(["ip", "netns", "pids", name], capture_output=True, text=True,
+                              check=False).stdout.split()
+        for pid in pids:
+            with contextlib.suppress(ProcessLookupError, ValueError, PermissionError):
+                os.kill(int(pid), signal.SIGKILL)
+        subprocess.run(["ip", "netns", "del", name], capture_output=True, check=False)
 
 
 def missing_tools() -> list[str]:
@@ -93,6 +115,7 @@ class Bed:
     def __init__(self, tag: str | None = None) -> None:
         worker = os.environ.get("PYTEST_XDIST_WORKER", "gw")
         self.tag = tag or f"p2g{os.getpid()}{worker}"
+        sweep_stale()
         self.tmp = Path(tempfile.mkdtemp(prefix=f"{self.tag}-"))
         self.namespaces: list[str] = []
         self.processes: list[subprocess.Popen] = []
