@@ -70,16 +70,24 @@ async def pinned_tls(tcp: trio.SocketStream, pin: bytes, timeout: float,
 
 def race_opener(invite: Invite, reach: JoinReach | None, limits: Limits,
                 on_status: Callable[[str], None] = lambda s: None) -> Opener:
-    """An opener for join_game: each call races the invite's candidates afresh."""
+    """An opener for join_game: each call races the invite's candidates afresh. Only the
+    first call may fail for good (a NAT that rules punching out); once connected, a failure
+    is a dropped host to wait for, as join_game does."""
+    connected = [False]
 
     async def open_one() -> trio.SSLStream:
-        return await race(invite, reach, limits, on_status)
+        stream = await race(invite, reach, limits, on_status, first=not connected[0])
+        connected[0] = True
+        return stream
 
     return open_one
 
 
 async def race(invite: Invite, reach: JoinReach | None, limits: Limits,
-               on_status: Callable[[str], None]) -> trio.SSLStream:
+               on_status: Callable[[str], None], first: bool = True) -> trio.SSLStream:
+    """The first pinned TLS stream to the host. SessionError (fatal) when ``first`` and the
+    NATs rule punching out, so the person hears it at once; ConnectFailedError (retried by
+    join_game) for anything else."""
     candidates = invite.all_candidates()
     direct = [c for c in candidates if c.direct]
     targets = [c for c in candidates if c.kind == PUNCH]
@@ -87,7 +95,8 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Limits,
     failures: list[str] = []
     mismatches: list[PinMismatchError] = []
     direct_done = trio.Event()
-    punch_reason: list[str] = []
+    punch_reason: list[str] = []  # why punching did not connect
+    verdict: list[str] = []  # why it cannot, whatever anyone does now (a NAT's nature)
 
     def won(stream: trio.SSLStream, nursery: trio.Nursery) -> bool:
         if winner:
@@ -123,17 +132,17 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Limits,
         assert reach is not None
         if invite.nat != NAT_EASY:
             punch_reason.append(_host_cannot(invite.nat))
+            if invite.nat == NAT_SYMMETRIC:
+                verdict.append(_host_cannot(invite.nat))
             return
         reservation = await PortReservation.new()
         try:
             probe = await stun_client.probe(reach.stun_servers, reservation.port, [])
             with trio.move_on_after(REPLY_AFTER):
-                await direct_done.wait()  # a LAN address answers at once; do not bother
-            # the person with a reply code when one is about to win
+                await direct_done.wait()  # a LAN address answers at once: no reply code
             if probe.nat == NAT_SYMMETRIC:
-                punch_reason.append(
-                    "your NAT is symmetric (it gives each destination a new public port), "
-                    "so hole punching cannot work")
+                verdict.append("your NAT is symmetric (it gives each destination a new public "
+                               "port), so hole punching cannot work")
                 return
             if probe.mapped is None or probe.nat not in (NAT_EASY, NAT_NONE):
                 punch_reason.append("no STUN server answered you, so your public address is "
@@ -175,18 +184,14 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Limits,
     if mismatches and len(mismatches) == len(failures) and not punch_reason:
         raise mismatches[0]
     tried = "; ".join(failures) or "no direct address"
-    if reach is None or not invite.candidates:
-        raise ConnectFailedError(tried)
-    if not targets:
+    if not targets and invite.nat == NAT_SYMMETRIC and invite.candidates:
+        verdict.append(_host_cannot(invite.nat))
+    if first and verdict:
         raise SessionError(
-            f"could not reach the host directly ({tried}), and its invite offers no way to "
-            "punch through (" + _host_cannot(invite.nat) + "). Ask the host to forward a TCP "
-            "port on their router, or host the game yourself")
-    why = punch_reason[0] if punch_reason else "hole punching failed"
-    raise SessionError(
-        f"could not reach the host directly ({tried}), and {why}. "
-        "What to do: ask the host to forward a TCP port on their router (their invite will "
-        "then work), or host the game yourself if your router maps ports")
+            f"could not reach the host directly ({tried}), and {verdict[0]}. "
+            "What to do: ask the host to forward a TCP port on their router (their invite "
+            "will then work), or host the game yourself if your router maps ports")
+    raise ConnectFailedError(tried + (f"; {punch_reason[0]}" if punch_reason else ""))
 
 
 def _host_cannot(nat: int) -> str:
