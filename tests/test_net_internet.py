@@ -248,12 +248,16 @@ import sys, trio
 from p2pgotg.net import portmap
 async def main():
     local = portmap._local_address_towards("10.14.1.1")
-    if sys.argv[1] == "NAT-PMP":
+    if sys.argv[1] == "PCP":
+        m = await portmap._pcp("10.14.1.1", local, int(sys.argv[2]), 600, bytes(range(12)))
+    elif sys.argv[1] == "NAT-PMP":
         m = await portmap._natpmp("10.14.1.1", local, int(sys.argv[2]), 600)
     else:
         upnp = await trio.to_thread.run_sync(portmap._upnp_discover)
         m = await trio.to_thread.run_sync(portmap._upnp_map, upnp, int(sys.argv[2]), 600)
     print("mapped", m.method, m.external_address, m.external_port, flush=True)
+    await portmap.renew(m)  # what the host does at half the lifetime
+    print("renewed", m.external_port, m.lifetime > 0, flush=True)
     sys.stdin.readline()  # the test looks at the router's rules meanwhile
     await portmap.remove(m)
     print("removed", flush=True)
@@ -261,14 +265,16 @@ trio.run(main)
 """
 
 
-@pytest.mark.parametrize(("method", "port"), [("NAT-PMP", 45001), ("UPnP-IGD", 45002)])
-def test_nat_pmp_and_upnp_each_map_and_unmap_on_a_real_router(bed, method, port):
+@pytest.mark.parametrize(("method", "port"), [("PCP", 45000), ("NAT-PMP", 45001),
+                                              ("UPnP-IGD", 45002)])
+def test_each_mapping_protocol_maps_renews_and_unmaps_on_a_real_router(bed, method, port):
     import sys
 
     proc = bed.spawn("hA", [sys.executable, "-c", MAPPING_SCRIPT, method, str(port)],
                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert proc.stdout is not None and proc.stdin is not None
     assert proc.stdout.readline().split() == ["mapped", *method.split(), "11.0.14.11", str(port)]
+    assert proc.stdout.readline().split() == ["renewed", str(port), "True"]
     assert f"dport {port}" in bed.mapped_ports("rA")
     proc.stdin.write("\n")
     proc.stdin.flush()
