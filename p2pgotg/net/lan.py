@@ -139,12 +139,22 @@ def _game(name: str, info: object) -> LanGame | None:
     return LanGame(number, shown, addresses, port, _shown(props.get("r", "")))
 
 
+def _browse_or_none(seconds: float, number: int | None) -> list[LanGame]:
+    """_browse, with no game seen when this computer cannot do multicast at all."""
+    try:
+        return _browse(seconds, number)
+    except OSError:
+        return []
+
+
 async def browse(seconds: float = BROWSE_TIME) -> list[LanGame]:
     """Every game announced on the LAN within ``seconds``."""
-    return await trio.to_thread.run_sync(_browse, seconds, None, abandon_on_cancel=True)
+    return await trio.to_thread.run_sync(_browse_or_none, seconds, None,
+                                         abandon_on_cancel=True)
 
 
 async def find(number: int, seconds: float = FIND_TIME) -> list[LanGame]:
     """Looks at most ``seconds`` for the game announced with ``number``: stops as soon as
     it is seen. Returns every game seen, so the caller can say which numbers exist."""
-    return await trio.to_thread.run_sync(_browse, seconds, number, abandon_on_cancel=True)
+    return await trio.to_thread.run_sync(_browse_or_none, seconds, number,
+                                         abandon_on_cancel=True)

@@ -166,6 +166,7 @@ async def map_port(port: int, lifetime: int = LIFETIME, *, upnp: bool = True,
     goes to ``on_note`` in plain words). UPnP's discovery is slow (seconds when no router
     answers), so it starts at once, beside the other two, and is given UPNP_WAIT."""
     gateway = default_gateway()
+    upnp = upnp and gateway is not None  # no router, nothing to ask (and nowhere to ask)
     found: list[object] = []
     discovered = trio.Event()
 
