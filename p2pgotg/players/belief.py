@@ -51,6 +51,9 @@ COUNTS: tuple[int, ...] = tuple(COMPOSITION[r] for r in RANKS)
 
 _ATTACKER, _DEFENDER = "attacker", "defender"
 
+#: A piece's prior weight of each rank, by rank value, or None when all ranks weigh alike.
+Prior = tuple[float, ...] | None
+
 
 def _outcome(attacker: Rank, defender: Rank) -> tuple[ChallengeResult, str | None]:
     """The result and which party's flag (if any) leaves the board."""
@@ -125,13 +128,13 @@ class Belief:
             self.domain, self.consistent = previous.domain[:], previous.consistent
         else:
             self._propagate()
-        flag_weights = self._flag_weights(view)
-        self._prior = (tuple(self.domain), flag_weights, iterations)
+        priors = self._priors(view)
+        self._prior = (tuple(self.domain), priors, iterations)
         self.probs: list[list[float]]
         if previous is not None and previous._prior == self._prior:
             self.probs = [row[:] for row in previous.probs]
         else:
-            self.probs = self._estimate(flag_weights, iterations)
+            self.probs = self._estimate(priors, iterations)
 
     # -- reading ---------------------------------------------------------------------
 
@@ -205,6 +208,11 @@ class Belief:
                             dom[i] = bit
                             changed = True
 
+    def _priors(self, view: Game) -> tuple[Prior, ...]:
+        """Each piece's prior weight of each rank (None: no evidence, all alike). Here the
+        flag's weight alone (`_flag_weights`); a subclass may read more into the moves."""
+        return tuple(None if w is None else _flag_prior(w) for w in self._flag_weights(view))
+
     def _flag_weights(self, view: Game) -> tuple[float | None, ...]:
         """The prior weight of the flag, from soft evidence, for each piece that may still
         be the flag (None: no such evidence, or the flag is ruled out or certain)."""
@@ -227,9 +235,7 @@ class Belief:
             weights.append(weight)
         return tuple(weights)
 
-    def _estimate(
-        self, flag_weights: tuple[float | None, ...], iterations: int
-    ) -> list[list[float]]:
+    def _estimate(self, priors: tuple[Prior, ...], iterations: int) -> list[list[float]]:
         """Sinkhorn scaling of the prior weights: each uncertain piece sums to 1, each rank
         to what the set has left once the certain pieces are counted out.
 
@@ -237,19 +243,20 @@ class Belief:
         is scaled once; the rank totals still add every piece's entry in piece order."""
         remaining = list(COUNTS)
         rows: list[list[float]] = []  # the distinct prior rows of the uncertain pieces
-        row_of_prior: dict[tuple[int, float | None], int] = {}
+        row_of_prior: dict[tuple[int, Prior], int] = {}
         active: list[int] = []  # for each uncertain piece, in piece order: its row in `rows`
-        for dom, weight in zip(self.domain, flag_weights, strict=True):
+        for dom, prior in zip(self.domain, priors, strict=True):
             if dom & (dom - 1) == 0:  # certain
                 rank = dom.bit_length() - 1
                 remaining[rank] = max(remaining[rank] - 1, 0)
                 continue
-            index = row_of_prior.get((dom, weight))
+            index = row_of_prior.get((dom, prior))
             if index is None:
-                index = row_of_prior[dom, weight] = len(rows)
-                row = [1.0 if dom >> r & 1 else 0.0 for r in range(N_RANKS)]
-                if weight is not None:
-                    row[Rank.FLAG] = weight
+                index = row_of_prior[dom, prior] = len(rows)
+                if prior is None:
+                    row = [1.0 if dom >> r & 1 else 0.0 for r in range(N_RANKS)]
+                else:
+                    row = [prior[r] if dom >> r & 1 else 0.0 for r in range(N_RANKS)]
                 rows.append(row)
             active.append(index)
         for _ in range(iterations):
@@ -270,6 +277,10 @@ class Belief:
         return probs
 
 
+def _flag_prior(weight: float) -> tuple[float, ...]:
+    return (weight,) + (1.0,) * (N_RANKS - 1)
+
+
 def _normalised(row: list[float]) -> list[float]:
     """`row` scaled to sum to 1 (unchanged when it sums to 0)."""
     s = sum(row)
@@ -279,4 +290,4 @@ def _normalised(row: list[float]) -> list[float]:
     return row
 
 
-__all__ = ["OUTCOME", "Belief", "challenge_mask", "mask_of", "ranks_in"]
+__all__ = ["OUTCOME", "Belief", "Prior", "challenge_mask", "mask_of", "ranks_in"]

@@ -1,5 +1,7 @@
-"""A bot that plays from its own view only: a one-ply evaluation over the legal moves, with
-a belief about every opponent piece (`p2pgotg.players.belief`).
+"""The one-ply bot: an evaluation of every legal move from the player's own view, with a
+belief about every opponent piece (`p2pgotg.players.belief`). The `legacy` and `normal`
+levels play it as it is, `easy` with a beginner's blind spots (`Style`), and `hard` uses
+its positional terms inside a search (`p2pgotg.players.search`).
 
 What it weighs, in order of priority:
 
@@ -24,10 +26,10 @@ What it weighs, in order of priority:
 The bot never reads a rank its view does not hold; given a full view it simply knows more.
 
 >>> import random
->>> from p2pgotg.rules import Game, Side
->>> bot = Bot(Side.WHITE, random.Random(1))
->>> other = Bot(Side.BLACK, random.Random(2))
->>> w, b = bot.choose_setup(), other.choose_setup()
+>>> from p2pgotg.rules import Game, Setup, Side
+>>> bot = HeuristicPlayer(Side.WHITE, random.Random(1))
+>>> rng = random.Random(2)
+>>> w, b = Setup.random(Side.WHITE, rng), Setup.random(Side.BLACK, rng)
 >>> view = Game.for_player(w, b.squares)
 >>> action = bot.choose_action(view)
 >>> isinstance(action, PlayMove) and action.move in view.legal_moves
@@ -38,12 +40,12 @@ from __future__ import annotations
 
 import random
 from collections import deque
+from dataclasses import dataclass
 from functools import cached_property
 from operator import itemgetter, mul
 
 from p2pgotg.players.actions import Action, ClaimFlag, OfferDraw, PlayMove, Resign
 from p2pgotg.players.belief import OUTCOME, Belief
-from p2pgotg.players.setups import sensible_setup
 from p2pgotg.rules import (
     ChallengeMode,
     ChallengeResult,
@@ -52,7 +54,6 @@ from p2pgotg.rules import (
     Move,
     Piece,
     Rank,
-    Setup,
     Side,
     back_row,
     neighbours,
@@ -82,6 +83,7 @@ WIN = 100.0
 _ATT = ChallengeResult.ATTACKER_WINS
 _DEF = ChallengeResult.DEFENDER_WINS
 _FLAG = int(Rank.FLAG)
+_SPY = int(Rank.SPY)
 
 #: The chance an enemy piece that can reach a square next to our flag gets to it in time,
 #: by its distance to that square (0 = it stands there now).
@@ -124,15 +126,40 @@ def _challenge_tables(rank: int) -> tuple[list[float], list[float], list[float],
 _CHALLENGE = [_challenge_tables(rank) for rank in range(15)]
 
 
-class _Position:
+@dataclass(frozen=True)
+class Style:
+    """The weights of the evaluation: what a level sees and how much it cares."""
+
+    danger: float = 1.0  # the risk enemy neighbours pose to a piece
+    flag_care: float = 1.0  # how exposed our flag is
+    spy_blind: bool = False  # a hidden piece is never taken for a Spy (a beginner's error)
+    info_open: float = 1.0  # learning an unknown rank in the open mode
+    info_blind: float = 0.3  # what a blind result tells
+    expose: float = 0.25  # share of a piece's value lost when the open mode shows its rank
+    pull: float = 0.6  # closing in on the best target
+
+
+#: Today's bot, kept as it was (the `legacy` and `normal` levels).
+PLAIN = Style()
+#: A beginner: sees what it can take, not what can take it; forgets the Spy; shows its
+#: officers freely; glances at its flag now and then.
+BEGINNER = Style(danger=0.15, flag_care=0.3, spy_blind=True, info_open=0.3, expose=0.0,
+                 pull=0.9)
+
+
+class Position:
     """Everything one decision needs, computed once from the view. What the moves share
     (our flag's danger, pulls towards targets, challenge odds) is cached on first use."""
 
-    def __init__(self, view: Game, side: Side, previous: Belief | None = None) -> None:
+    def __init__(
+        self, view: Game, side: Side, belief: Belief, spy_blind: bool = False
+    ) -> None:
         self.view = view
         self.side = side
         self.opp = side.other
-        self.belief = Belief(view, side, previous=previous)
+        self.belief = belief
+        self.spy_blind = spy_blind
+        self._rows: dict[int, list[float]] = {}
         self.open_mode = view.options.challenge_mode is ChallengeMode.OPEN
         self.board = list(map(view.piece_at, range(SQUARES)))
         self.mine: list[tuple[Piece, Rank, int]] = []
@@ -192,12 +219,25 @@ class _Position:
 
     # -- per-pair estimates ----------------------------------------------------------
 
+    def row(self, enemy: Piece) -> list[float]:
+        """The belief's row for `enemy`, or, spy-blind, that row with the Spy struck out."""
+        if not self.spy_blind:
+            return self.belief.row(enemy)
+        got = self._rows.get(enemy.pid)
+        if got is None:
+            row = self.belief.row(enemy)
+            rest = 1.0 - row[_SPY]
+            got = list(row) if rest <= 1e-9 else [0.0 if r == _SPY else x / rest
+                                                   for r, x in enumerate(row)]
+            self._rows[enemy.pid] = got
+        return got
+
     def attack(self, rank: Rank, enemy: Piece) -> tuple[float, float, float, float]:
         """(win, lose, split, expected gain) of our `rank` challenging `enemy`."""
         key = (rank, enemy.pid)
         got = self._attack_cache.get(key)
         if got is None:
-            row = self.belief.row(enemy)
+            row = self.row(enemy)
             wins, loses, splits, gain = _CHALLENGE[rank]
             got = (
                 sum(map(mul, row, wins)),
@@ -213,7 +253,7 @@ class _Position:
         key = (enemy.pid, rank)
         got = self._beats_cache.get(key)
         if got is None:
-            got = sum(map(mul, self.belief.row(enemy), _BEATEN_BY[rank]))
+            got = sum(map(mul, self.row(enemy), _BEATEN_BY[rank]))
             self._beats_cache[key] = got
         return got
 
@@ -226,7 +266,7 @@ class _Position:
         groups: list[tuple[list[float], list[int]]] = []
         which: list[int] = []
         for enemy, sq in self.enemies:
-            row = self.belief.row(enemy)
+            row = self.row(enemy)
             i = index.setdefault(tuple(row), len(groups))
             if i == len(groups):
                 groups.append((row, []))
@@ -352,79 +392,68 @@ class _Position:
         return self._material
 
 
-class Bot:
-    """A Game of the Generals bot for one side.
-
-    `level` 0 plays uniformly random legal moves (a baseline that still claims a flag win
-    when it can); level 1 (the default) plays the heuristic described in this module.
-    """
+class HeuristicPlayer:
+    """The one-ply bot for one side, playing with `style`'s weights. It keeps the belief
+    of its last turn to lend to the next (`Belief`'s `previous`)."""
 
     #: Plies without a challenge after which a dead, balanced position is offered a draw.
     QUIET_DRAW_PLIES = 60
     #: Plies without a challenge after which any offered draw is taken.
     QUIET_ACCEPT_PLIES = 150
 
-    #: Weights of the move evaluation (piece-value units).
-    INFO_OPEN = 1.0  # learning an unknown rank in the open mode
-    INFO_BLIND = 0.3  # what a blind result tells
-    EXPOSE = 0.25  # share of a piece's value lost when the open mode shows its rank
-    PULL = 0.6  # closing in on the best target
-
-    def __init__(self, side: Side, rng: random.Random, level: int = 1) -> None:
-        if level not in (0, 1):
-            raise ValueError("level is 0 (random moves) or 1 (heuristic)")
+    def __init__(self, side: Side, rng: random.Random, style: Style = PLAIN) -> None:
         self.side = side
         self.rng = rng
-        self.level = level
+        self.style = style
         self._last_offer_ply = -(10**9)
         self._belief: Belief | None = None  # the last one: reused while nothing is learned
 
-    def _position(self, view: Game) -> _Position:
-        """The position for `view`, lending it the belief of our last turn."""
-        pos = _Position(view, self.side, self._belief)
-        self._belief = pos.belief
-        return pos
+    def new_belief(self, view: Game) -> Belief:
+        """This turn's belief (what the opponent's ranks may be), lent the last one."""
+        return Belief(view, self.side, previous=self._belief)
+
+    def position(self, view: Game) -> Position:
+        """The position for `view`, with this turn's belief."""
+        belief = self._belief = self.new_belief(view)
+        return Position(view, self.side, belief, self.style.spy_blind)
 
     # -- the player interface --------------------------------------------------------
 
-    def choose_setup(self) -> Setup:
-        if self.level == 0:
-            return Setup.random(self.side, self.rng)
-        return sensible_setup(self.side, self.rng)
-
     def choose_action(self, view: Game) -> Action:
         """The action for our turn (`view.turn == side`, the game not over)."""
-        claim = self._claim(view)
+        claim = self.claim(view)
         if claim is not None:
             return claim
         moves = view.legal_moves
         if not moves:  # the engine ends such games itself; be safe anyway
             return Resign()
-        if self.level == 0:
-            return PlayMove(self.rng.choice(moves))
-        pos = self._position(view)
-        if self._hopeless(pos, moves):
+        pos = self.position(view)
+        if self.hopeless(pos, moves):
             return Resign()
-        run = self._flag_run(pos)
+        run = self.flag_run(pos)
         if run is not None and run in moves:
             return PlayMove(run)
-        scored = [(self._score(pos, m) + self.rng.random() * 0.05, m) for m in moves]
-        best_score, best = max(scored, key=itemgetter(0))
-        if self._should_offer_draw(pos, best_score):
+        best_score, best = self.best_move(pos, moves)
+        if self.should_offer_draw(pos, best_score):
             self._last_offer_ply = view.ply
             return OfferDraw(best)
         return PlayMove(best)
 
+    def best_move(self, pos: Position, moves: list[Move]) -> tuple[float, Move]:
+        """The move of the best score, a little noise breaking ties."""
+        scored = [(self.score(pos, m) + self.rng.random() * 0.05, m) for m in moves]
+        return max(scored, key=itemgetter(0))
+
     def after_move_claim(self, view: Game) -> ClaimFlag | None:
         """Right after our own move: claim the win if our flag just arrived safely."""
-        return self._claim(view)
+        return self.claim(view)
 
     def wants_draw(self, view: Game) -> bool:
         """Accept the opponent's draw offer?"""
-        if self.level == 0 or view.is_over:
+        if view.is_over:
             return False
-        pos = self._position(view)
-        if self._flag_run(pos) is not None:
+        pos = self.position(view)
+        if self.flag_run(pos) is not None:
             return False
         ours, theirs = pos.material()
         if pos.quiet_plies >= self.QUIET_ACCEPT_PLIES:
@@ -436,7 +465,7 @@ class Bot:
 
     # -- claims, resignation, draws --------------------------------------------------
 
-    def _claim(self, view: Game) -> ClaimFlag | None:
+    def claim(self, view: Game) -> ClaimFlag | None:
         if view.is_over:
             return None
         for piece, rank in view.known_ranks().items():  # a side has one flag
@@ -448,7 +477,7 @@ class Bot:
                 return ClaimFlag(piece)
         return None
 
-    def _hopeless(self, pos: _Position, moves: list[Move]) -> bool:
+    def hopeless(self, pos: Position, moves: list[Move]) -> bool:
         if pos.flag_sq is None:
             return False
         # The opponent knows our flag and every move leaves an enemy piece next to it.
@@ -457,9 +486,9 @@ class Bot:
         # Nothing left but a handful of pieces against a full army, and no way home.
         ours, theirs = pos.material()
         weak = len(pos.mine) <= 2 and len(pos.enemies) >= 10 and theirs > 3 * ours + 10
-        return weak and self._flag_run(pos) is None
+        return weak and self.flag_run(pos) is None
 
-    def _flag_doomed(self, pos: _Position, moves: list[Move]) -> bool:
+    def _flag_doomed(self, pos: Position, moves: list[Move]) -> bool:
         for move in moves:
             flag_sq = pos.flag_sq
             assert flag_sq is not None  # (asked only when the flag is known)
@@ -477,7 +506,7 @@ class Bot:
                 return False
         return True
 
-    def _should_offer_draw(self, pos: _Position, best_score: float) -> bool:
+    def should_offer_draw(self, pos: Position, best_score: float) -> bool:
         if pos.view.ply < self._last_offer_ply:  # a new game for this bot object
             self._last_offer_ply = -(10**9)
         if pos.view.ply - self._last_offer_ply < 40:
@@ -494,7 +523,7 @@ class Bot:
 
     # -- the flag run ----------------------------------------------------------------
 
-    def _flag_run(self, pos: _Position) -> Move | None:
+    def flag_run(self, pos: Position) -> Move | None:
         """The first step of a flag run no enemy piece can catch, if there is one."""
         start = pos.flag_sq
         if start is None:
@@ -525,7 +554,7 @@ class Bot:
 
     # -- move evaluation -------------------------------------------------------------
 
-    def _score(self, pos: _Position, move: Move) -> float:
+    def score(self, pos: Position, move: Move) -> float:
         src, dst = move.from_square, move.to_square
         rank = pos.my_rank_at[src]
         mine = pos.my_squares
@@ -533,21 +562,22 @@ class Bot:
         before_flag = pos.before_flag
         target = pos.enemy_at.get(dst)
         is_flag = rank is Rank.FLAG
+        care, risk = self.style.flag_care, self.style.danger
 
         if target is None:
             if is_flag or src in pos.around_flag or dst in pos.around_flag:
                 after_flag = pos.flag_danger(dst if is_flag else flag_sq, (mine - {src}) | {dst})
             else:
                 after_flag = before_flag  # the squares around our flag stay as they are
-            score = before_flag - after_flag
+            score = care * (before_flag - after_flag)
             if is_flag:
                 goal = back_row(self.side)
                 advance = abs(goal - src // 9) - abs(goal - dst // 9)
                 score -= 1.5 * max(advance, 0) + 0.3
             else:
                 exposed, danger_here, pull_here = pos.staying(src)
-                score += danger_here - pos.danger(rank, dst, exposed)
-                score += self.PULL * (pos.pull(rank, dst) - pull_here)
+                score += risk * (danger_here - pos.danger(rank, dst, exposed))
+                score += self.style.pull * (pos.pull(rank, dst) - pull_here)
             score -= pos.reversal.get((src, dst), 0.0)
             return score
 
@@ -555,13 +585,13 @@ class Bot:
         assert piece is not None
         pw, pl, ps, ev = pos.attack(rank, target)
         score = ev
-        row = pos.belief.row(target)
+        row = pos.row(target)
         if pos.open_mode:
-            score += self.INFO_OPEN * (1.0 - max(row))
+            score += self.style.info_open * (1.0 - max(row))
             if not pos.exposed(piece) and not is_flag:
-                score -= self.EXPOSE * VALUE[rank]
+                score -= self.style.expose * VALUE[rank]
         else:
-            score += self.INFO_BLIND * (1.0 - max(row))
+            score += self.style.info_blind * (1.0 - max(row))
         # An enemy piece about to reach our back row may be a running flag: stop it.
         to_go = abs(back_row(self.side.other) - dst // 9)
         if to_go <= 1:
@@ -573,10 +603,10 @@ class Bot:
         win_danger = pos.flag_danger(flag_sq, (mine - {src}) | {dst}, without=dst)
         split_danger = pos.flag_danger(flag_sq, mine - {src}, without=dst)
         lose_danger = pos.flag_danger(flag_sq, mine - {src})
-        score += before_flag - (pw * win_danger + ps * split_danger + pl * lose_danger)
-        score += pos.staying(src)[1]
-        score -= pw * pos.danger(rank, dst, pos.open_mode or pos.exposed(piece), gone=dst)
+        score += care * (before_flag - (pw * win_danger + ps * split_danger + pl * lose_danger))
+        score += risk * pos.staying(src)[1]
+        score -= risk * pw * pos.danger(rank, dst, pos.open_mode or pos.exposed(piece), gone=dst)
         return score
 
 
-__all__ = ["VALUE", "WIN", "Bot"]
+__all__ = ["BEGINNER", "PLAIN", "VALUE", "WIN", "HeuristicPlayer", "Position", "Style"]

@@ -1,6 +1,12 @@
-"""Sensible, varied setups for a bot: a shipped formation or a randomised placement.
+"""Setups for a bot, drawn from a distribution so that no formation gives the flag away.
 
-A generated formation puts the flag on the back row, with friendly pieces on every square
+`varied_setup` (every level but `legacy`): the flag stands on the back row about two games
+in three, in the middle row most others and now and then in the front row, always with
+friendly pieces on every square next to it; the Spies follow one of several plans (one
+per flank, one guarding the flag, both in the centre, anywhere); the generals mostly in
+front, one sometimes held back; the empty squares anywhere but next to the flag.
+
+`sensible_setup` is the `legacy` level's: a generated formation puts the flag on the back row, with friendly pieces on every square
 next to it (Privates among them), one Spy on each half of the board, the generals in the two
 front rows, and the six empty squares mostly at the back, away from the flag.
 
@@ -99,6 +105,76 @@ def generated_formation(rng: random.Random) -> Grid:
     return grid
 
 
+def _cells_next_to(cell: tuple[int, int]) -> list[tuple[int, int]]:
+    line, col = cell
+    out = [(line + dl, col + dc) for dl, dc in ((-1, 0), (1, 0), (0, -1), (0, 1))]
+    return [(li, c) for li, c in out if 0 <= li < 3 and 0 <= c < 9]
+
+
+def varied_formation(rng: random.Random) -> Grid:
+    """One draw of the distribution described in the module's docstring."""
+    grid: Grid = [[None] * 9 for _ in range(3)]
+    free = {(line, col) for line in range(3) for col in range(9)}
+
+    def put(cell: tuple[int, int], rank: Rank) -> None:
+        grid[cell[0]][cell[1]] = rank
+        free.discard(cell)
+
+    flag_line = rng.choices((2, 1, 0), weights=(85, 15, 0))[0]
+    flag_col = rng.choices(range(9), weights=[3, 3, 4, 4, 4, 4, 4, 3, 3])[0]
+    flag = (flag_line, flag_col)
+    put(flag, Rank.FLAG)
+    guards = _cells_next_to(flag)
+    near = set(guards) | {n for g in guards for n in _cells_next_to(g)}
+
+    empties: set[tuple[int, int]] = set()
+    while len(empties) < 6:
+        def empty_weight(cell: tuple[int, int]) -> float:
+            if cell in near:
+                return 0.0
+            return (0.6, 1.0, 3.0)[cell[0]]
+
+        empties.add(_pick(rng, sorted(free - empties), empty_weight))
+    free -= empties
+
+    # Two Privates beside the flag (they stop a Spy; a lost one costs little).
+    for cell in rng.sample(guards, min(2, len(guards))):
+        put(cell, Rank.PRIVATE)
+
+    plan = rng.choices(("flanks", "guard", "centre", "anywhere"), weights=(4, 3, 2, 2))[0]
+    for i in range(2):
+        cells = sorted(free)
+        if plan == "flanks":
+            half = range(4) if i == 0 else range(5, 9)
+            cells = [c for c in cells if c[1] in half] or cells
+        elif plan == "guard" and i == 0:
+            cells = [c for c in cells if c in near] or cells
+        elif plan == "centre":
+            cells = [c for c in cells if 2 <= c[1] <= 6] or cells
+        put(_pick(rng, cells, lambda c: 1.0 + (c[0] == 0)), Rank.SPY)
+
+    reserve = rng.random() < 0.3  # one general held back, near the flag
+    for i, rank in enumerate(rng.sample(_GENERALS, len(_GENERALS))):
+        cells = sorted(free)
+        if reserve and i == 0:
+            cells = [c for c in cells if c in near] or cells
+        put(_pick(rng, cells, lambda c: (1.5, 1.0, 0.0)[c[0]] if any(x[0] < 2 for x in cells) else 1.0), rank)
+
+    rest = list(_OFFICERS) + [Rank.PRIVATE] * (6 - min(2, len(guards)))
+    rng.shuffle(rest)
+    for cell, rank in zip(sorted(free, key=lambda _: rng.random()), rest, strict=True):
+        put(cell, rank)
+    return grid
+
+
+def varied_setup(side: Side, rng: random.Random, shipped_share: float = 0.2) -> Setup:
+    """A setup for `side`: a shipped formation (randomly mirrored) a fifth of the time,
+    else a draw of `varied_formation`."""
+    if rng.random() < shipped_share:
+        return sensible_setup(side, rng, shipped_share=1.0)
+    return Setup.from_formation(side, grid_text(varied_formation(rng)))
+
+
 def grid_text(grid: Grid) -> str:
     return (
         "\n".join(" ".join(r.code if r is not None else "." for r in line) for line in grid) + "\n"
@@ -121,4 +197,6 @@ def sensible_setup(side: Side, rng: random.Random, shipped_share: float = 0.25) 
     return Setup.from_formation(side, grid_text(generated_formation(rng)))
 
 
-__all__ = ["generated_formation", "grid_text", "sensible_setup"]
+__all__ = [
+    "generated_formation", "grid_text", "sensible_setup", "varied_formation", "varied_setup"
+]

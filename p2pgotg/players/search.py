@@ -1,0 +1,392 @@
+"""The hard level: each candidate move played out in many sampled worlds (Perfect
+Information Monte Carlo: Long, Sturtevant, Buro and Furtak, AAAI 2010), a reply and a
+follow-up deep, within a time budget.
+
+One decision:
+
+1. The belief reads the opponent's conduct (`behaviour.BehaviourBelief`), and the one-ply
+   evaluation (`heuristic`) ranks every legal move; the best few, every challenge and any
+   step of the flag stay as candidates.
+2. Until the budget runs out, a world is drawn (`worlds.sample_world`: a rank for every
+   opponent piece, consistent with all the view has seen) and each candidate is played out
+   in it: the exact result of a challenge; then the opponent's reply, chosen as the
+   opponent would from *its* view (what our pieces have shown it, in the open mode, and
+   otherwise the mix of ranks we have left), mixed with the worst reply for us (the
+   opponent may guess right); then our best follow-up challenge, discounted (the opponent
+   may still step away). A flag of theirs one step from our back row is a reply too.
+3. A candidate's score is its positional terms (the heuristic's: our flag's exposure, the
+   pull to targets, no shuffling) plus its mean over the worlds; a little noise breaks
+   ties, so the same position does not always get the same move.
+
+Near the end (few pieces each) the same play-out runs, but flag runs are checked exactly
+by `endgame`. The flag sometimes steps aside early (a flag that never moves is a tell), and
+one or two weak pieces are played as if they were strong (bluffs that charge; the search
+still keeps them out of challenges they lose).
+
+>>> import random
+>>> from p2pgotg.rules import Game, Setup, Side
+>>> rng = random.Random(4)
+>>> w, b = Setup.random(Side.WHITE, rng), Setup.random(Side.BLACK, rng)
+>>> view = Game.for_player(w, b.squares)
+>>> player = SearchPlayer(Side.WHITE, random.Random(5), Budget(seconds=None, max_worlds=4))
+>>> player.choose_action(view).move in view.legal_moves
+True
+>>> player.last_worlds
+4
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from p2pgotg.players.actions import Action, OfferDraw, PlayMove, Resign
+from p2pgotg.players.behaviour import BehaviourBelief
+from p2pgotg.players.belief import OUTCOME, Belief
+from p2pgotg.players.endgame import flag_run_exact
+from p2pgotg.players.heuristic import PLAIN, VALUE, WIN, HeuristicPlayer, Position, Style
+from p2pgotg.players.worlds import sample_world
+from p2pgotg.rules import (
+    ChallengeMode,
+    ChallengeResult,
+    Game,
+    Move,
+    Piece,
+    Rank,
+    Side,
+    back_row,
+    neighbours,
+)
+from p2pgotg.rules.board import SQUARES
+
+_ATT = ChallengeResult.ATTACKER_WINS
+_DEF = ChallengeResult.DEFENDER_WINS
+_FLAG = int(Rank.FLAG)
+_NEIGHBOURS = [neighbours(sq) for sq in range(SQUARES)]
+
+# Keys of a candidate's position after our move: what became of the challenge.
+_QUIET, _WON, _LOST, _SPLIT = 0, 1, 2, 3
+
+
+def _gain_table() -> list[list[float]]:
+    """GAIN[a][d]: what the side of rank `a` gains by challenging rank `d`."""
+    table = []
+    for a in range(15):
+        row = []
+        for d in range(15):
+            res = OUTCOME[a][d][0]
+            if d == _FLAG:
+                row.append(WIN)
+            elif res is _ATT:
+                row.append(VALUE[d])
+            elif res is _DEF:
+                row.append(-(WIN if a == _FLAG else VALUE[a]))
+            else:
+                row.append(VALUE[d] - VALUE[a])
+        table.append(row)
+    return table
+
+
+GAIN = _gain_table()
+#: KEY[a][d]: the candidate key when our rank `a` challenges rank `d`.
+KEY = [[{_ATT: _WON, _DEF: _LOST}.get(OUTCOME[a][d][0], _SPLIT) for d in range(15)]
+       for a in range(15)]
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How much the hard level may think per decision: `seconds` of wall time on one core
+    (None: no deadline, for tests and reproducible benchmarks) and at most `max_worlds`
+    sampled worlds. `clock` is read for the deadline; tests may pass their own."""
+
+    seconds: float | None = 0.12
+    max_worlds: int = 64
+    candidates: int = 10
+    clock: Callable[[], float] = field(default=time.perf_counter, compare=False)
+
+
+#: The hard level's style: the heuristic's weights (its danger terms are replaced by
+#: the play-outs).
+HARD = Style()
+
+
+@dataclass
+class _Candidate:
+    move: Move
+    positional: float
+    flag_after: tuple[float, float, float, float]  # our flag's danger after, by key
+    total: float = 0.0
+    # Per key, the pairs (our rank, shown to the opponent, our piece moved, enemy pid)
+    # of pieces next to each other after the move; filled on first use.
+    pairs: dict[int, list[tuple[int, bool, bool, int]]] = field(default_factory=dict)
+
+
+class SearchPlayer(HeuristicPlayer):
+    """The hard level for one side (see the module's docstring)."""
+
+    #: Weight of the worst reply for us against the opponent's likely reply.
+    PARANOIA = 0.3
+    #: Share of a follow-up challenge's gain counted (the opponent moves in between).
+    FOLLOW = 0.4
+    #: The opponent challenges only when it expects at least this much.
+    OPPONENT_THRESHOLD = 0.3
+
+    def __init__(self, side: Side, rng: random.Random, budget: Budget | None = None,
+                 style: Style = PLAIN) -> None:
+        super().__init__(side, rng, style)
+        self.budget = budget or Budget()
+        self.last_worlds = 0  # worlds played out in the last decision (for tests, bench)
+        # A flag that never moves is a tell: in about half the games it steps aside once,
+        # early, when no enemy is near.
+        self._flag_step_ply = rng.randrange(8, 40) if rng.random() < 0.5 else None
+        self._bluffers: set[int] | None = None
+
+    def new_belief(self, view: Game) -> Belief:
+        return BehaviourBelief(view, self.side, previous=self._belief)
+
+    def choose_action(self, view: Game) -> Action:
+        start = self.budget.clock()
+        claim = self.claim(view)
+        if claim is not None:
+            return claim
+        moves = view.legal_moves
+        if not moves:
+            return Resign()
+        pos = self.position(view)
+        if self.hopeless(pos, moves):
+            return Resign()
+        run = self.flag_run(pos) or flag_run_exact(pos)
+        if run is not None and run in moves:
+            return PlayMove(run)
+        best_score, best = self.search(pos, moves, start)
+        if self.should_offer_draw(pos, best_score):
+            self._last_offer_ply = view.ply
+            return OfferDraw(best)
+        return PlayMove(best)
+
+    # -- the search ------------------------------------------------------------------
+
+    def search(self, pos: Position, moves: list[Move], start: float) -> tuple[float, Move]:
+        budget = self.budget
+        deadline = None if budget.seconds is None else start + budget.seconds
+        candidates = self._candidates(pos, moves)
+        if len(candidates) == 1:
+            self.last_worlds = 0
+            c = candidates[0]
+            return c.positional, c.move
+        tables = _OpponentView(pos)
+        worlds = 0
+        while worlds < budget.max_worlds:
+            if deadline is not None and worlds >= 2 and budget.clock() >= deadline:
+                break
+            world = sample_world(pos.belief, self.rng)
+            their_flag = self._flag_square(pos, world)
+            for c in candidates:
+                c.total += self._play_out(pos, tables, c, world, their_flag)
+            worlds += 1
+        self.last_worlds = worlds
+        scored = [(c.positional + c.total / max(worlds, 1) + self.rng.random() * 0.05, c.move)
+                  for c in candidates]
+        return max(scored, key=lambda s: s[0])
+
+    def _candidates(self, pos: Position, moves: list[Move]) -> list[_Candidate]:
+        """The moves worth playing out: the best by the one-ply evaluation, every
+        challenge and every flag step."""
+        scored = sorted(((self.score(pos, m), i, m) for i, m in enumerate(moves)), reverse=True)
+        keep: list[Move] = [m for _, _, m in scored[: self.budget.candidates]]
+        kept = set(keep)
+        for m in moves:
+            if m in kept:
+                continue
+            if m.to_square in pos.enemy_at or m.from_square == pos.flag_sq:
+                keep.append(m)
+                kept.add(m)
+        return [self._candidate(pos, m) for m in keep]
+
+    def _candidate(self, pos: Position, move: Move) -> _Candidate:
+        src, dst = move.from_square, move.to_square
+        rank = pos.my_rank_at[src]
+        mine = pos.my_squares
+        before = pos.before_flag
+        care = self.style.flag_care
+        target = pos.enemy_at.get(dst)
+        flag_sq = pos.flag_sq
+        if target is None:
+            is_flag = rank is Rank.FLAG
+            if is_flag or src in pos.around_flag or dst in pos.around_flag:
+                after = pos.flag_danger(dst if is_flag else flag_sq, (mine - {src}) | {dst})
+            else:
+                after = before
+            score = 0.0
+            if is_flag:
+                score += self._flag_step_value(pos, move)
+            else:
+                _, _, pull_here = pos.staying(src)
+                pull_rank = Rank.COLONEL if src in self._bluff_squares(pos) else rank
+                score += self.style.pull * (pos.pull(pull_rank, dst) - pos.pull(pull_rank, src))
+            score -= pos.reversal.get((src, dst), 0.0)
+            return _Candidate(move, score, (care * (before - after),) * 4)
+        piece = pos.board[src]
+        assert piece is not None
+        row = pos.row(target)
+        score = 0.0
+        if pos.open_mode:
+            score += self.style.info_open * (1.0 - max(row))
+            if not pos.exposed(piece) and rank is not Rank.FLAG:
+                score -= self.style.expose * VALUE[rank]
+        else:
+            score += self.style.info_blind * (1.0 - max(row))
+        won = pos.flag_danger(flag_sq, (mine - {src}) | {dst}, without=dst)
+        split = pos.flag_danger(flag_sq, mine - {src}, without=dst)
+        lost = pos.flag_danger(flag_sq, mine - {src})
+        flag_after = (0.0, care * (before - won), care * (before - lost), care * (before - split))
+        if rank is Rank.FLAG:
+            flag_after = (0.0, 0.0, 0.0, 0.0)
+        return _Candidate(move, score, flag_after)
+
+    def _flag_step_value(self, pos: Position, move: Move) -> float:
+        """What a step of our flag is worth besides its exposure: forward is costly (a
+        run is `flag_run`'s business); a step aside, early and with no enemy near, is
+        welcome once, so that the flag is not the piece that never moved."""
+        src, dst = move.from_square, move.to_square
+        goal = back_row(self.side)
+        advance = abs(goal - src // 9) - abs(goal - dst // 9)
+        if advance > 0:
+            return -1.5 * advance - 0.3
+        planned = self._flag_step_ply
+        if planned is not None and pos.view.ply >= planned and pos.nearest_enemy(dst) >= 4:
+            flag = pos.flag
+            if flag is not None and pos.view.arrived_at(flag) == 0:
+                return 1.0
+        return -0.3
+
+    def _bluff_squares(self, pos: Position) -> set[int]:
+        """The squares of our bluffers: one or two weak pieces, picked once a game, that
+        close in on enemy pieces as a colonel would."""
+        if self._bluffers is None:
+            weak = [p.pid for p, r, _ in pos.mine if Rank.PRIVATE <= r <= Rank.SERGEANT]
+            self._bluffers = set(self.rng.sample(weak, min(len(weak), self.rng.randint(1, 2))))
+        return {sq for p, r, sq in pos.mine if p.pid in self._bluffers and not pos.exposed(p)}
+
+    # -- one play-out ----------------------------------------------------------------
+
+    def _flag_square(self, pos: Position, world: list[int]) -> int | None:
+        """Where the opponent's flag stands in `world`, when one step from our back row
+        (the only case `_flag_home_threat` looks at), else None."""
+        pid = world.index(_FLAG) if _FLAG in world else -1
+        if pid < 0:
+            return None
+        sq = pos.view.square_of(Piece(pos.opp, pid))
+        if sq is None or abs(sq // 9 - back_row(self.side)) != 1:
+            return None
+        return sq
+
+    def _play_out(self, pos: Position, tables: _OpponentView, c: _Candidate,
+                  world: list[int], their_flag: int | None) -> float:
+        move = c.move
+        src, dst = move.from_square, move.to_square
+        rank = pos.my_rank_at[src]
+        target = pos.enemy_at.get(dst)
+        if target is None:
+            key, value = _QUIET, 0.0
+        else:
+            x = world[target.pid]
+            key, value = KEY[rank][x], GAIN[rank][x]
+            if x == _FLAG or (rank == _FLAG and key == _LOST):
+                return value  # the game is over
+        value += c.flag_after[key]
+        pairs = c.pairs.get(key)
+        if pairs is None:
+            pairs = c.pairs[key] = self._pairs_after(pos, move, key)
+        # The opponent's reply: the challenge it expects most from, as it sees our pieces.
+        best_guess, guess_value, worst = self.OPPONENT_THRESHOLD, 0.0, 0.0
+        hit = -1
+        for our_rank, shown, moved, enemy in pairs:
+            x = world[enemy]
+            if x == _FLAG:
+                continue  # a flag does not challenge
+            exact = GAIN[x][our_rank]
+            expect = exact if shown else tables.hidden[moved][x]
+            if expect > best_guess:
+                best_guess, guess_value, hit = expect, exact, enemy
+            if exact > worst:
+                worst = exact
+        home = 0.0 if their_flag is None else self._flag_home_threat(pos, move, key, their_flag)
+        if home > worst:
+            worst = home
+        if home > guess_value:
+            guess_value, hit = home, -2
+        value -= (1.0 - self.PARANOIA) * guess_value + self.PARANOIA * worst
+        # Our follow-up: the best challenge left to us.
+        follow = 0.0
+        for our_rank, _, _, enemy in pairs:
+            if enemy == hit:
+                continue
+            gain = GAIN[our_rank][world[enemy]]
+            if gain > follow:
+                follow = gain
+        return value + self.FOLLOW * follow
+
+    def _pairs_after(self, pos: Position, move: Move, key: int) -> list[tuple[int, bool, bool, int]]:
+        """Our pieces and enemy pieces next to each other once `move` ended as `key`."""
+        src, dst = move.from_square, move.to_square
+        ours = dict(pos.my_rank_at)
+        enemies = dict(pos.enemy_at)
+        shown = {sq for p, _, sq in pos.mine if pos.open_mode and p in pos.challenged}
+        moved = {sq for p, _, sq in pos.mine if pos.view.arrived_at(p) > 0}
+        rank = ours.pop(src)
+        was_shown, was_moved = src in shown, src in moved
+        if key == _QUIET or key == _WON:
+            if key == _WON:
+                del enemies[dst]
+            ours[dst] = rank
+            if was_shown or (key == _WON and pos.open_mode):
+                shown.add(dst)
+            moved.add(dst)
+        elif key == _SPLIT:
+            del enemies[dst]
+        pairs = []
+        for sq, r in ours.items():
+            for n in _NEIGHBOURS[sq]:
+                e = enemies.get(n)
+                if e is not None:
+                    pairs.append((int(r), sq in shown, sq in moved, e.pid))
+        return pairs
+
+    def _flag_home_threat(self, pos: Position, move: Move, key: int, flag_sq: int) -> float:
+        """0.9 WIN when the opponent's flag, on `flag_sq` one step from our back row, can
+        step home with none of our pieces beside it to take it."""
+        if key in (_WON, _SPLIT) and flag_sq == move.to_square:
+            return 0.0
+        goal = back_row(self.side)
+        ours = (pos.my_squares - {move.from_square}) | ({move.to_square} if key in (_QUIET, _WON) else set())
+        if any(n in ours for n in _NEIGHBOURS[flag_sq]):
+            return 0.0
+        step = flag_sq + (9 if goal > flag_sq // 9 else -9)
+        if step in ours or step in pos.enemy_at:
+            return 0.0
+        return WIN * 0.9
+
+
+class _OpponentView:
+    """What the opponent can expect from challenging one of our pieces it has not seen:
+    the mix of the ranks we have not shown, the Flag less likely among pieces that moved.
+    `hidden[moved][x]`: its expected gain with its rank `x`."""
+
+    def __init__(self, pos: Position) -> None:
+        hidden = [r for p, r, _ in pos.mine if not (pos.open_mode and p in pos.challenged)]
+        if pos.view.options.challenge_mode is ChallengeMode.BLIND:
+            hidden = [r for _, r, _ in pos.mine]
+        self.hidden = [self._table(hidden, 1.0), self._table(hidden, 0.2)]
+
+    @staticmethod
+    def _table(ranks: list[Rank], flag_weight: float) -> list[float]:
+        weights = [flag_weight if r is Rank.FLAG else 1.0 for r in ranks]
+        total = sum(weights) or 1.0
+        return [sum(w * GAIN[x][r] for w, r in zip(weights, ranks, strict=True)) / total
+                for x in range(15)]
+
+
+__all__ = ["GAIN", "HARD", "Budget", "SearchPlayer"]
