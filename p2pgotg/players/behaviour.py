@@ -39,6 +39,7 @@ class Conduct:
     approaches: int = 0  # moves that ended next to one of our pieces it was not next to
     retreats: int = 0  # moves away from all of our pieces that stood next to it
     attacks: int = 0  # challenges it started
+    forward: int = 0  # moves towards our back row
 
 
 def conduct_of(view: Game, opponent: Side) -> dict[int, Conduct]:
@@ -63,6 +64,8 @@ def conduct_of(view: Game, opponent: Side) -> dict[int, Conduct]:
         if mover.side is opponent:
             c = conduct.setdefault(mover.pid, Conduct())
             c.moves += 1
+            if (dst - src) * (1 if opponent is Side.BLACK else -1) < -1:
+                c.forward += 1  # (a row's step is 9 squares; a file's is 1)
             if rec.defender is not None:
                 c.attacks += 1
             else:
@@ -109,6 +112,11 @@ class BehaviourBelief(Belief):
             if c.moves == 0:
                 if sq is not None:
                     w[Rank.FLAG] = self.HOME_FLAG[min(abs(row_of(sq) - their_back), 2)]
+                    # The longer a piece stays put while the others move, the likelier.
+                    w[Rank.FLAG] *= 1.0 + view.ply / 80
+            elif c.forward == c.moves and not (c.approaches or c.attacks) and c.moves >= 2:
+                # Only ever forward, never towards our pieces: maybe a flag on its run.
+                w[Rank.FLAG] = 0.5 * c.moves
             else:
                 w[Rank.FLAG] = self.MOVED_FLAG * 0.5 ** (c.moves - 1)
                 if sq is not None and row_of(sq) == target_row:

@@ -103,7 +103,7 @@ class Budget:
 
     seconds: float | None = 0.12
     max_worlds: int = 64
-    candidates: int = 10
+    candidates: int = 40
     clock: Callable[[], float] = field(default=time.perf_counter, compare=False)
 
 
@@ -112,15 +112,70 @@ class Budget:
 HARD = Style()
 
 
+#: The chance an enemy piece attacks our flag soon, by its distance to a square next to
+#: the flag (0: it stands next to it), when the opponent takes that piece for our flag.
+_SIEGE = (0.9, 0.45, 0.2, 0.08, 0.03)
+_SIEGE_REACH = len(_SIEGE)  # farther enemy pieces are no threat yet
+#: BEATS[a][d]: our rank `a` challenging rank `d` wins.
+BEATS = [[OUTCOME[a][d][0] is _ATT for d in range(15)] for a in range(15)]
+
+
+def _distance(a: int, b: int) -> int:
+    return abs(a % 9 - b % 9) + abs(a // 9 - b // 9)
+
+
+_DIST = [[_distance(a, b) for b in range(SQUARES)] for a in range(SQUARES)]
+
+
+def _free_run(pos: Position, start: int, goal_row: int, nearest: list[int],
+              max_steps: int = 10) -> int | None:
+    """The first square of a run home for the opponent's flag on `start` that none of our
+    pieces can catch (`nearest[sq]`: our nearest piece's distance), if there is one: the
+    test `HeuristicPlayer.flag_run` makes for our own flag, from the other side."""
+    if start // 9 == goal_row:
+        return start
+    board = pos.board
+    first: dict[int, int] = {start: -1}
+    frontier = [start]
+    for t in range(1, max_steps + 1):
+        nxt = []
+        for sq in frontier:
+            for n in _NEIGHBOURS[sq]:
+                if n in first or board[n] is not None or nearest[n] <= t:
+                    continue
+                first[n] = n if sq == start else first[sq]
+                if n // 9 == goal_row:
+                    return first[n]
+                nxt.append(n)
+        frontier = nxt
+        if not frontier:
+            return None
+    return None
+
+
+@dataclass
+class _After:
+    """The position once a candidate move ended one way (`key`), as far as the play-outs
+    need it."""
+
+    # (our rank, shown to the opponent, our piece has moved, enemy pid) of each of our
+    # pieces next to an enemy piece
+    pairs: list[tuple[int, bool, bool, int]]
+    # (distance to a square next to our flag, enemy pid, enemy square) of enemy pieces
+    # within reach of our flag
+    near: list[tuple[int, int, int]]
+    # (square, rank) of our pieces around our flag that may stop those
+    guards: list[tuple[int, int]]
+    # how likely the opponent takes our flag's piece for the flag (0..1)
+    suspicion: float
+
+
 @dataclass
 class _Candidate:
     move: Move
     positional: float
-    flag_after: tuple[float, float, float, float]  # our flag's danger after, by key
     total: float = 0.0
-    # Per key, the pairs (our rank, shown to the opponent, our piece moved, enemy pid)
-    # of pieces next to each other after the move; filled on first use.
-    pairs: dict[int, list[tuple[int, bool, bool, int]]] = field(default_factory=dict)
+    after: dict[int, _After] = field(default_factory=dict)  # by key, filled on first use
 
 
 class SearchPlayer(HeuristicPlayer):
@@ -129,7 +184,7 @@ class SearchPlayer(HeuristicPlayer):
     #: Weight of the worst reply for us against the opponent's likely reply.
     PARANOIA = 0.3
     #: Share of a follow-up challenge's gain counted (the opponent moves in between).
-    FOLLOW = 0.4
+    FOLLOW = 0.8
     #: The opponent challenges only when it expects at least this much.
     OPPONENT_THRESHOLD = 0.3
 
@@ -138,9 +193,9 @@ class SearchPlayer(HeuristicPlayer):
         super().__init__(side, rng, style)
         self.budget = budget or Budget()
         self.last_worlds = 0  # worlds played out in the last decision (for tests, bench)
-        # A flag that never moves is a tell: in about half the games it steps aside once,
-        # early, when no enemy is near.
-        self._flag_step_ply = rng.randrange(8, 40) if rng.random() < 0.5 else None
+        # A flag that never moves is a tell: in most games it steps aside once, early,
+        # when no enemy is near.
+        self._flag_step_ply = rng.randrange(4, 40) if rng.random() < 0.85 else None
         self._bluffers: set[int] | None = None
 
     def new_belief(self, view: Game) -> Belief:
@@ -177,14 +232,20 @@ class SearchPlayer(HeuristicPlayer):
             c = candidates[0]
             return c.positional, c.move
         tables = _OpponentView(pos)
+        nearest = [min((_DIST[sq][o] for o in pos.my_squares), default=99) for sq in range(SQUARES)]
         worlds = 0
         while worlds < budget.max_worlds:
             if deadline is not None and worlds >= 2 and budget.clock() >= deadline:
                 break
             world = sample_world(pos.belief, self.rng)
             their_flag = self._flag_square(pos, world)
+            home = None if their_flag is None else back_row(self.side)
+            runs = home is not None and _free_run(pos, their_flag, home, nearest) is not None
             for c in candidates:
-                c.total += self._play_out(pos, tables, c, world, their_flag)
+                value = self._play_out(pos, tables, c, world, their_flag)
+                if runs and value > -WIN:
+                    value = self._stop_run(pos, c, their_flag, nearest, value)
+                c.total += value
             worlds += 1
         self.last_worlds = worlds
         scored = [(c.positional + c.total / max(worlds, 1) + self.rng.random() * 0.05, c.move)
@@ -227,7 +288,7 @@ class SearchPlayer(HeuristicPlayer):
                 pull_rank = Rank.COLONEL if src in self._bluff_squares(pos) else rank
                 score += self.style.pull * (pos.pull(pull_rank, dst) - pos.pull(pull_rank, src))
             score -= pos.reversal.get((src, dst), 0.0)
-            return _Candidate(move, score, (care * (before - after),) * 4)
+            return _Candidate(move, score)
         piece = pos.board[src]
         assert piece is not None
         row = pos.row(target)
@@ -238,13 +299,7 @@ class SearchPlayer(HeuristicPlayer):
                 score -= self.style.expose * VALUE[rank]
         else:
             score += self.style.info_blind * (1.0 - max(row))
-        won = pos.flag_danger(flag_sq, (mine - {src}) | {dst}, without=dst)
-        split = pos.flag_danger(flag_sq, mine - {src}, without=dst)
-        lost = pos.flag_danger(flag_sq, mine - {src})
-        flag_after = (0.0, care * (before - won), care * (before - lost), care * (before - split))
-        if rank is Rank.FLAG:
-            flag_after = (0.0, 0.0, 0.0, 0.0)
-        return _Candidate(move, score, flag_after)
+        return _Candidate(move, score)
 
     def _flag_step_value(self, pos: Position, move: Move) -> float:
         """What a step of our flag is worth besides its exposure: forward is costly (a
@@ -256,7 +311,7 @@ class SearchPlayer(HeuristicPlayer):
         if advance > 0:
             return -1.5 * advance - 0.3
         planned = self._flag_step_ply
-        if planned is not None and pos.view.ply >= planned and pos.nearest_enemy(dst) >= 4:
+        if planned is not None and pos.view.ply >= planned and pos.nearest_enemy(dst) >= 3:
             flag = pos.flag
             if flag is not None and pos.view.arrived_at(flag) == 0:
                 return 1.0
@@ -273,15 +328,24 @@ class SearchPlayer(HeuristicPlayer):
     # -- one play-out ----------------------------------------------------------------
 
     def _flag_square(self, pos: Position, world: list[int]) -> int | None:
-        """Where the opponent's flag stands in `world`, when one step from our back row
-        (the only case `_flag_home_threat` looks at), else None."""
+        """Where the opponent's flag stands in `world` (None: off the board)."""
         pid = world.index(_FLAG) if _FLAG in world else -1
         if pid < 0:
             return None
-        sq = pos.view.square_of(Piece(pos.opp, pid))
-        if sq is None or abs(sq // 9 - back_row(self.side)) != 1:
-            return None
-        return sq
+        return pos.view.square_of(Piece(pos.opp, pid))
+
+    def _stop_run(self, pos: Position, c: _Candidate, flag_sq: int, nearest: list[int],
+                  value: float) -> float:
+        """`value` less the game when the opponent's flag, free to run home in this world,
+        is still free after our candidate (taking it, or a piece of ours now in reach)."""
+        move = c.move
+        if move.to_square == flag_sq:
+            return value  # taken (or tried: the play-out counted it)
+        dst = move.to_square
+        closer = [min(n, _DIST[dst][sq]) for sq, n in enumerate(nearest)]
+        if _free_run(pos, flag_sq, back_row(self.side), closer) is None:
+            return value
+        return max(-WIN, value - 0.8 * WIN)
 
     def _play_out(self, pos: Position, tables: _OpponentView, c: _Candidate,
                   world: list[int], their_flag: int | None) -> float:
@@ -296,10 +360,12 @@ class SearchPlayer(HeuristicPlayer):
             key, value = KEY[rank][x], GAIN[rank][x]
             if x == _FLAG or (rank == _FLAG and key == _LOST):
                 return value  # the game is over
-        value += c.flag_after[key]
-        pairs = c.pairs.get(key)
-        if pairs is None:
-            pairs = c.pairs[key] = self._pairs_after(pos, move, key)
+        after = c.after.get(key)
+        if after is None:
+            after = c.after[key] = self._after(pos, move, key)
+        pairs = after.pairs
+        if after.near:
+            value -= self.style.flag_care * _siege(after, world)
         # The opponent's reply: the challenge it expects most from, as it sees our pieces.
         best_guess, guess_value, worst = self.OPPONENT_THRESHOLD, 0.0, 0.0
         hit = -1
@@ -313,7 +379,9 @@ class SearchPlayer(HeuristicPlayer):
                 best_guess, guess_value, hit = expect, exact, enemy
             if exact > worst:
                 worst = exact
-        home = 0.0 if their_flag is None else self._flag_home_threat(pos, move, key, their_flag)
+        home = 0.0
+        if their_flag is not None and abs(their_flag // 9 - back_row(self.side)) == 1:
+            home = self._flag_home_threat(pos, move, key, their_flag)
         if home > worst:
             worst = home
         if home > guess_value:
@@ -327,10 +395,11 @@ class SearchPlayer(HeuristicPlayer):
             gain = GAIN[our_rank][world[enemy]]
             if gain > follow:
                 follow = gain
-        return value + self.FOLLOW * follow
+        value += self.FOLLOW * follow
+        return value if value > -WIN else -WIN  # nothing is worse than losing
 
-    def _pairs_after(self, pos: Position, move: Move, key: int) -> list[tuple[int, bool, bool, int]]:
-        """Our pieces and enemy pieces next to each other once `move` ended as `key`."""
+    def _after(self, pos: Position, move: Move, key: int) -> _After:
+        """The position once `move` ended as `key` (see `_After`)."""
         src, dst = move.from_square, move.to_square
         ours = dict(pos.my_rank_at)
         enemies = dict(pos.enemy_at)
@@ -348,12 +417,35 @@ class SearchPlayer(HeuristicPlayer):
         elif key == _SPLIT:
             del enemies[dst]
         pairs = []
+        flag_sq = None
         for sq, r in ours.items():
+            if r is Rank.FLAG:
+                flag_sq = sq
             for n in _NEIGHBOURS[sq]:
                 e = enemies.get(n)
                 if e is not None:
                     pairs.append((int(r), sq in shown, sq in moved, e.pid))
-        return pairs
+        if flag_sq is None:
+            return _After(pairs, [], [], 0.0)
+        near = [(d - 1, e.pid, sq) for sq, e in enemies.items()
+                if (d := _distance(sq, flag_sq)) <= _SIEGE_REACH]
+        if not near:
+            return _After(pairs, [], [], 0.0)
+        guards = [(sq, int(r)) for sq, r in ours.items()
+                  if sq != flag_sq and _distance(sq, flag_sq) <= _SIEGE_REACH + 3]
+        if pos.flag_known:
+            suspicion = 1.0
+        else:
+            back = back_row(self.side)
+
+            def weight(sq: int) -> float:
+                if sq in moved:
+                    return 0.25
+                return 2.0 if sq // 9 == back else 1.0
+
+            total = sum(weight(sq) for sq in ours if sq not in shown)
+            suspicion = min(1.0, 3.0 * weight(flag_sq) / total) if total > 0 else 1.0
+        return _After(pairs, near, guards, suspicion)
 
     def _flag_home_threat(self, pos: Position, move: Move, key: int, flag_sq: int) -> float:
         """0.9 WIN when the opponent's flag, on `flag_sq` one step from our back row, can
@@ -368,6 +460,25 @@ class SearchPlayer(HeuristicPlayer):
         if step in ours or step in pos.enemy_at:
             return 0.0
         return WIN * 0.9
+
+
+def _siege(after: _After, world: list[int]) -> float:
+    """How much our flag stands to lose to the enemy pieces near it, in `world`: each
+    may reach it by its distance, less likely when one of our pieces that beats it stands
+    within two squares of it."""
+    safe = 1.0
+    guards = after.guards
+    for d, pid, esq in after.near:
+        x = world[pid]
+        if x == _FLAG:
+            continue
+        p = _SIEGE[d]
+        for gsq, gr in guards:
+            if BEATS[gr][x] and _distance(gsq, esq) <= 2:
+                p *= 0.35
+                break
+        safe *= 1.0 - p
+    return WIN * after.suspicion * (1.0 - safe)
 
 
 class _OpponentView:
