@@ -185,6 +185,7 @@ class Position:
         self.my_squares = {sq for _, _, sq in self.mine}
         self.my_rank_at = {sq: r for _, r, sq in self.mine}
         self.around_flag = () if self.flag_sq is None else _NEIGHBOURS[self.flag_sq]
+        self.flag_row = -1 if self.flag_sq is None else self.flag_sq // 9
         history = view.history
         fights = [i for i, rec in enumerate(history) if rec.defender is not None]
         self.challenged = {p for i in fights for p in (history[i].piece, history[i].defender)}

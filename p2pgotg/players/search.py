@@ -195,7 +195,7 @@ class SearchPlayer(HeuristicPlayer):
         self.last_worlds = 0  # worlds played out in the last decision (for tests, bench)
         # A flag that never moves is a tell: in most games it steps aside once, early,
         # when no enemy is near.
-        self._flag_step_ply = rng.randrange(4, 40) if rng.random() < 0.85 else None
+        self._flag_step_ply = rng.randrange(2, 30) if rng.random() < 0.85 else None
         self._bluffers: set[int] | None = None
 
     def new_belief(self, view: Game) -> Belief:
@@ -239,7 +239,7 @@ class SearchPlayer(HeuristicPlayer):
                 break
             world = sample_world(pos.belief, self.rng)
             their_flag = self._flag_square(pos, world)
-            home = None if their_flag is None else back_row(self.side)
+            home = None if their_flag is None else back_row(self.side.other)
             runs = home is not None and _free_run(pos, their_flag, home, nearest) is not None
             for c in candidates:
                 value = self._play_out(pos, tables, c, world, their_flag)
@@ -269,21 +269,16 @@ class SearchPlayer(HeuristicPlayer):
     def _candidate(self, pos: Position, move: Move) -> _Candidate:
         src, dst = move.from_square, move.to_square
         rank = pos.my_rank_at[src]
-        mine = pos.my_squares
-        before = pos.before_flag
-        care = self.style.flag_care
         target = pos.enemy_at.get(dst)
-        flag_sq = pos.flag_sq
         if target is None:
-            is_flag = rank is Rank.FLAG
-            if is_flag or src in pos.around_flag or dst in pos.around_flag:
-                after = pos.flag_danger(dst if is_flag else flag_sq, (mine - {src}) | {dst})
-            else:
-                after = before
             score = 0.0
-            if is_flag:
+            if rank is Rank.FLAG:
                 score += self._flag_step_value(pos, move)
             else:
+                if (self._flag_step_due(pos) and src in pos.around_flag
+                        and dst not in pos.around_flag and src // 9 == pos.flag_row):
+                    score += 0.8  # make room beside the flag for its step
+
                 _, _, pull_here = pos.staying(src)
                 pull_rank = Rank.COLONEL if src in self._bluff_squares(pos) else rank
                 score += self.style.pull * (pos.pull(pull_rank, dst) - pos.pull(pull_rank, src))
@@ -310,12 +305,18 @@ class SearchPlayer(HeuristicPlayer):
         advance = abs(goal - src // 9) - abs(goal - dst // 9)
         if advance > 0:
             return -1.5 * advance - 0.3
-        planned = self._flag_step_ply
-        if planned is not None and pos.view.ply >= planned and pos.nearest_enemy(dst) >= 3:
-            flag = pos.flag
-            if flag is not None and pos.view.arrived_at(flag) == 0:
-                return 1.0
+        if self._flag_step_due(pos) and pos.nearest_enemy(dst) >= 3:
+            return 2.5
         return -0.3
+
+    def _flag_step_due(self, pos: Position) -> bool:
+        """Is it time for the flag's one planned step (it has never moved, and no enemy
+        piece is near)?"""
+        planned = self._flag_step_ply
+        flag = pos.flag
+        return (planned is not None and flag is not None and pos.flag_sq is not None
+                and pos.view.ply >= planned and pos.view.arrived_at(flag) == 0
+                and pos.nearest_enemy(pos.flag_sq) >= 3)
 
     def _bluff_squares(self, pos: Position) -> set[int]:
         """The squares of our bluffers: one or two weak pieces, picked once a game, that
@@ -343,7 +344,7 @@ class SearchPlayer(HeuristicPlayer):
             return value  # taken (or tried: the play-out counted it)
         dst = move.to_square
         closer = [min(n, _DIST[dst][sq]) for sq, n in enumerate(nearest)]
-        if _free_run(pos, flag_sq, back_row(self.side), closer) is None:
+        if _free_run(pos, flag_sq, back_row(self.side.other), closer) is None:
             return value
         return max(-WIN, value - 0.8 * WIN)
 
@@ -380,7 +381,7 @@ class SearchPlayer(HeuristicPlayer):
             if exact > worst:
                 worst = exact
         home = 0.0
-        if their_flag is not None and abs(their_flag // 9 - back_row(self.side)) == 1:
+        if their_flag is not None and abs(their_flag // 9 - back_row(self.side.other)) == 1:
             home = self._flag_home_threat(pos, move, key, their_flag)
         if home > worst:
             worst = home
@@ -436,7 +437,7 @@ class SearchPlayer(HeuristicPlayer):
         if pos.flag_known:
             suspicion = 1.0
         else:
-            back = back_row(self.side)
+            back = back_row(self.side.other)  # our own back row
 
             def weight(sq: int) -> float:
                 if sq in moved:
@@ -452,7 +453,7 @@ class SearchPlayer(HeuristicPlayer):
         step home with none of our pieces beside it to take it."""
         if key in (_WON, _SPLIT) and flag_sq == move.to_square:
             return 0.0
-        goal = back_row(self.side)
+        goal = back_row(self.side.other)  # where their flag goes
         ours = (pos.my_squares - {move.from_square}) | ({move.to_square} if key in (_QUIET, _WON) else set())
         if any(n in ours for n in _NEIGHBOURS[flag_sq]):
             return 0.0
