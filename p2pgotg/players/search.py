@@ -185,6 +185,10 @@ class SearchPlayer(HeuristicPlayer):
     PARANOIA = 0.3
     #: Share of a follow-up challenge's gain counted (the opponent moves in between).
     FOLLOW = 0.8
+    #: At most this many enemy pieces left: the endgame, where we cut off their flag.
+    ENDGAME_PIECES = 5
+    #: What a step towards the square in front of their flag is worth then.
+    INTERCEPT = 1.0
     #: The opponent challenges only when it expects at least this much.
     OPPONENT_THRESHOLD = 0.3
 
@@ -232,6 +236,7 @@ class SearchPlayer(HeuristicPlayer):
             c = candidates[0]
             return c.positional, c.move
         tables = _OpponentView(pos)
+        endgame = len(pos.enemies) <= self.ENDGAME_PIECES
         nearest = [min((_DIST[sq][o] for o in pos.my_squares), default=99) for sq in range(SQUARES)]
         worlds = 0
         while worlds < budget.max_worlds:
@@ -241,10 +246,18 @@ class SearchPlayer(HeuristicPlayer):
             their_flag = self._flag_square(pos, world)
             home = None if their_flag is None else back_row(self.side.other)
             runs = home is not None and _free_run(pos, their_flag, home, nearest) is not None
+            # Few enemy pieces left: stand between their flag and our back row.
+            ahead = None
+            if endgame and their_flag is not None and home is not None:
+                ahead = their_flag + (9 if home > their_flag // 9 else -9 if home < their_flag // 9 else 0)
             for c in candidates:
                 value = self._play_out(pos, tables, c, world, their_flag)
                 if runs and value > -WIN:
                     value = self._stop_run(pos, c, their_flag, nearest, value)
+                if ahead is not None:
+                    src, dst = c.move.from_square, c.move.to_square
+                    if pos.my_rank_at[src] is not Rank.FLAG:
+                        value += self.INTERCEPT * (_DIST[src][ahead] - _DIST[dst][ahead])
                 c.total += value
             worlds += 1
         self.last_worlds = worlds
