@@ -9,6 +9,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
 
 from p2pgotg import __version__
+from p2pgotg.players.levels import PLAY_DEFAULT, PLAYABLE, SEAT_DEFAULT
 from p2pgotg.rules import Game, Setup, Side
 
 
@@ -116,10 +117,11 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
     base = Path(args.save_dir) if args.save_dir else Path(tempfile.mkdtemp(prefix="p2pgotg-"))
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     failures = 0
-    print(f"self-play: {args.games} game(s), seed {seed}, {options.describe()}")
+    print(f"self-play: {args.games} game(s), seed {seed}, level {args.level}, "
+          f"{options.describe()}")
     for n in range(args.games):
         game_dir = base / f"game-{n + 1}"
-        result = trio.run(play_one, options, game_dir, seed + n)
+        result = trio.run(play_one, options, game_dir, seed + n, None, args.level)
         verdict = result.verdict
         moves = result.host.peer.view.ply if result.host.peer.view else 0
         ok = verdict is not None and verdict.clean and verdict.audit_complete and result.agreed
@@ -198,7 +200,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
     async def main_task() -> None:
         async with trio.open_nursery() as nursery:
             hosting = await nursery.start(_host_and_report, config,
-                                          bot_runner(seed, args.bot_delay))
+                                          bot_runner(seed, args.bot_delay, args.level))
             print(f"rules: {config.options.describe()}")
             cli_internet.print_offer(hosting)
             print("waiting for the other player (share one invite code)...", flush=True)
@@ -259,10 +261,11 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
 
     async def main_task() -> None:
         if args.max_games == 1:
-            await host_all(lambda n: bot_runner(seed + n, args.bot_delay))
+            await host_all(lambda n: bot_runner(seed + n, args.bot_delay, args.level))
             return
         async with open_bot_worker() as worker:  # the bots think beside the event loop
-            await host_all(lambda n: worker.runner(seed + n, delay=args.bot_delay))
+            await host_all(lambda n: worker.runner(seed + n, level=args.level,
+                                                   delay=args.bot_delay))
 
     async def host_all(runner) -> None:
         stop = trio.Event()
@@ -344,7 +347,8 @@ def _cmd_join(args: argparse.Namespace) -> int:
         invite, opener = await prepare_join(args.code, servers, limits, _status, show_reply)
         key = identity_for_joining(invite.pin)  # (a short code's pin is known only now)
         config = JoinConfig(key, invite, games_dir(), limits, opener=opener)
-        return await join_game(config, bot_runner(seed, args.bot_delay), on_status=_status)
+        return await join_game(config, bot_runner(seed, args.bot_delay, args.level),
+                               on_status=_status)
 
     from p2pgotg.net.session import unwrap
 
@@ -386,6 +390,8 @@ def _interface(args: argparse.Namespace, mode: str | None) -> int:
         launch.seed = args.seed
     if getattr(args, "think", None) is not None:
         launch.think = args.think
+    if getattr(args, "level", None) is not None:
+        launch.level = args.level
     if hasattr(args, "abandon"):
         launch.limits = _limits(args)
     launch.port = getattr(args, "port", 0)
@@ -518,6 +524,11 @@ def _add_rule_options(p: argparse.ArgumentParser) -> None:
                    help="the most one move may take, e.g. 60s (default: none)")
 
 
+def _add_level_option(p: argparse.ArgumentParser, default: str, what: str) -> None:
+    p.add_argument("--level", choices=PLAYABLE, default=default,
+                   help=f"{what} (default: {default})")
+
+
 def _add_ascii(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ascii", action="store_true",
                    help="no colour: marks drawn as plain text, for any terminal")
@@ -526,6 +537,7 @@ def _add_ascii(p: argparse.ArgumentParser) -> None:
 def _add_seat_options(p: argparse.ArgumentParser, away: str) -> None:
     """What host and join share: the bot seat, the driver's timeouts, the display."""
     p.add_argument("--bot", action="store_true", help="let the bot play this side")
+    _add_level_option(p, SEAT_DEFAULT, "with --bot: how well the bot plays")
     p.add_argument("--seed", type=int, default=None, help="the bot's random seed")
     p.add_argument("--bot-delay", type=_seconds, default=0.0, metavar="SECONDS",
                    help="the bot thinks this long before each move (default: 0)")
@@ -592,12 +604,14 @@ def build_parser() -> argparse.ArgumentParser:
     play = sub.add_parser("play", help="play against the built-in bot in this terminal")
     play.add_argument("--seed", type=int, default=None,
                       help="the bot's random seed (and your random formations')")
+    _add_level_option(play, PLAY_DEFAULT, "how well the bot plays")
     play.add_argument("--think", type=_seconds, default=0.45, metavar="SECONDS",
                       help="the bot waits this long before each move (default: 0.45)")
     _add_ascii(play)
     _add_rule_options(play)
     play.set_defaults(func=_cmd_play)
     start = sub.add_parser("start", help="the start screen: play the bot, host or join")
+    _add_level_option(start, PLAY_DEFAULT, "how well the bot plays (l changes it there)")
     _add_ascii(start)
     start.set_defaults(func=_cmd_start)
     show = sub.add_parser(
@@ -624,6 +638,7 @@ def build_parser() -> argparse.ArgumentParser:
                           help="how many games to play, one after another (default: 1)")
     selfplay.add_argument("--seed", type=int, default=None,
                           help="the bots' random seed, to repeat games (default: a new one)")
+    _add_level_option(selfplay, SEAT_DEFAULT, "how well both bots play")
     selfplay.add_argument("--save-dir", default=None,
                           help="where the transcripts go (default: a new temporary folder)")
     _add_rule_options(selfplay)

@@ -16,6 +16,7 @@ from p2pgotg.net.seat import drive
 from p2pgotg.net.session import GameSession, Limits
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.players.bot_seat import BotSeat
+from p2pgotg.players.levels import SEAT_DEFAULT
 from p2pgotg.protocol import Verdict
 from p2pgotg.rules import RuleOptions
 
@@ -34,9 +35,9 @@ class SelfplayResult:
         return self.host.verdict == self.joiner.verdict
 
 
-def bot_runner(seed: int, delay: float = 0.0):
-    """A seat runner for the bot; it thinks `delay` seconds before each action."""
-    seat = BotSeat(random.Random(seed))
+def bot_runner(seed: int, delay: float = 0.0, level: str = SEAT_DEFAULT):
+    """A seat runner for the bot at `level`; it waits `delay` seconds before each action."""
+    seat = BotSeat(random.Random(seed), level)
 
     async def run(session: GameSession) -> None:
         await drive(session, seat.step, think=delay)
@@ -45,8 +46,9 @@ def bot_runner(seed: int, delay: float = 0.0):
 
 
 async def play_one(options: RuleOptions, save_dir: Path, seed: int,
-                   limits: Limits | None = None) -> SelfplayResult:
-    """One bot-versus-bot game between a host and a joiner in this process."""
+                   limits: Limits | None = None, level: str = SEAT_DEFAULT) -> SelfplayResult:
+    """One bot-versus-bot game between a host and a joiner in this process, both bots
+    at `level`."""
     limits = limits or Limits()
     cert, key = make_certificate()
     host_cfg = HostConfig(Ed25519PrivateKey.generate(), cert, key, options,
@@ -55,12 +57,12 @@ async def play_one(options: RuleOptions, save_dir: Path, seed: int,
     result: dict[str, GameSession] = {}
     async with trio.open_nursery() as nursery:
         async def run_host(task_status=trio.TASK_STATUS_IGNORED) -> None:
-            result["host"] = await host_game(host_cfg, bot_runner(seed * 2 + 1),
+            result["host"] = await host_game(host_cfg, bot_runner(seed * 2 + 1, level=level),
                                              task_status=task_status)
 
         hosting = await nursery.start(run_host)
         invite = Invite.decode(hosting.invites[0])
         join_cfg = JoinConfig(Ed25519PrivateKey.generate(), invite, save_dir / "joiner",
                               limits, resume=False)
-        result["joiner"] = await join_game(join_cfg, bot_runner(seed * 2 + 2))
+        result["joiner"] = await join_game(join_cfg, bot_runner(seed * 2 + 2, level=level))
     return SelfplayResult(result["host"], result["joiner"])

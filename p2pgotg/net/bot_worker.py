@@ -76,7 +76,7 @@ class ViewDelta:
 class SetupRequest:
     key: int
     seed: int
-    level: int
+    level: str  # the bot's level by name ("easy", "normal", "hard", ...)
     side: int  # (a Side's value: ints pickle faster than enums)
 
 
@@ -84,7 +84,7 @@ class SetupRequest:
 class TurnRequest:
     key: int
     seed: int
-    level: int
+    level: str
     side: int
     delta: ViewDelta
     draw_offered: bool
@@ -104,7 +104,7 @@ class _Games:
         self.bots: dict[int, Bot] = {}
         self.views: dict[int, Game] = {}
 
-    def bot(self, key: int, seed: int, level: int, side: int) -> Bot:
+    def bot(self, key: int, seed: int, level: str, side: int) -> Bot:
         bot = self.bots.get(key)
         if bot is None:
             bot = self.bots[key] = Bot(Side(side), random.Random(seed), level)

@@ -39,6 +39,7 @@ from p2pgotg.players.bot_seat import (
     needs_decision,
     rules_to_accept,
 )
+from p2pgotg.players.levels import SEAT_DEFAULT
 from p2pgotg.protocol import Peer
 from p2pgotg.rules import Piece, Rank
 
@@ -60,7 +61,7 @@ class BotWorker:
         self._keys = 0
         self.broken: str | None = None  # why the worker cannot answer any more
 
-    def runner(self, seed: int, level: int = 1, delay: float = 0.0) -> SeatRunner:
+    def runner(self, seed: int, level: str = SEAT_DEFAULT, delay: float = 0.0) -> SeatRunner:
         """A seat runner like `selfplay.bot_runner`: the same bot, thinking in the worker.
         Should the worker fail, the game goes on with the bot in this process."""
         self._keys += 1
@@ -202,7 +203,7 @@ class RemoteBotSeat:
     """One game's bot seat whose bot lives in the worker: it says what to ask, sending
     only what its view gained since the last request."""
 
-    def __init__(self, key: int, seed: int, level: int = 1) -> None:
+    def __init__(self, key: int, seed: int, level: str = SEAT_DEFAULT) -> None:
         self.key, self.seed, self.level = key, seed, level
         self._mirrored = -1  # plies the worker's mirror holds (-1: it holds no view)
         self._ranks: Mapping[Piece, Rank] = {}

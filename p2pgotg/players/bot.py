@@ -54,7 +54,8 @@ class Bot:
         elif self.level is Level.HARD:
             self._player = SearchPlayer(side, rng, budget or Budget())
         else:
-            self._player = HeuristicPlayer(side, rng, BEGINNER if self.level is Level.EASY else PLAIN)
+            style = BEGINNER if self.level is Level.EASY else PLAIN
+            self._player = HeuristicPlayer(side, rng, style)
 
     # -- the player interface --------------------------------------------------------
 

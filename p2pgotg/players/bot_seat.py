@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 from p2pgotg.players.actions import ClaimFlag, OfferDraw, PlayMove, Resign
 from p2pgotg.players.bot import Bot
+from p2pgotg.players.levels import SEAT_DEFAULT, Level
 from p2pgotg.protocol import Peer, Phase
 from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.flow import JOINER
@@ -87,9 +88,9 @@ def as_peer_action(decision: Decision) -> PeerAction:
 class BotSeat:
     """Plays one side of a game through the protocol, from that side's view only."""
 
-    def __init__(self, rng: random.Random, level: int = 1) -> None:
+    def __init__(self, rng: random.Random, level: Level | str | int = SEAT_DEFAULT) -> None:
         self.rng = rng
-        self.level = level  # the Bot's level: 0 random legal moves, 1 the heuristic
+        self.level = level  # the Bot's level (see `p2pgotg.players.levels`)
         self.bot: Bot | None = None
 
     def step(self, peer: Peer) -> PeerAction | None:

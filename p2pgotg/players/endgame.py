@@ -98,12 +98,9 @@ class _Race:
             raise _GaveUp
         adjacent = any(c in _NEIGHBOURS[flag] for c in chasers)
         if flag // 9 == self.goal:
-            if self.rule is FlagRule.IMMEDIATE:
-                won = True
-            elif self.rule is FlagRule.SAFE_OR_SURVIVE and not adjacent:
-                won = True
-            else:
-                won = not adjacent  # it must survive the chasers' move
+            # Safe at once with no chaser beside it; with one, it must survive their move,
+            # which it does not: the chaser takes it (unless the rule is `immediate`).
+            won = self.rule is FlagRule.IMMEDIATE or not adjacent
             self.memo[key] = won
             return won
         if adjacent or left <= 0:
@@ -130,7 +127,7 @@ class _Race:
             for n in _NEIGHBOURS[c]:
                 if n in self.enemy_walls or n in chasers:
                     continue
-                out.append(tuple(sorted(chasers[:i] + (n,) + chasers[i + 1:])))
+                out.append(tuple(sorted((*chasers[:i], n, *chasers[i + 1:]))))
         return out
 
 

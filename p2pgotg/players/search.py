@@ -238,21 +238,22 @@ class SearchPlayer(HeuristicPlayer):
         tables = _OpponentView(pos)
         endgame = len(pos.enemies) <= self.ENDGAME_PIECES
         nearest = [min((_DIST[sq][o] for o in pos.my_squares), default=99) for sq in range(SQUARES)]
+        home = back_row(self.side.other)  # our own back row: where their flag goes
         worlds = 0
         while worlds < budget.max_worlds:
             if deadline is not None and worlds >= 2 and budget.clock() >= deadline:
                 break
             world = sample_world(pos.belief, self.rng)
             their_flag = self._flag_square(pos, world)
-            home = None if their_flag is None else back_row(self.side.other)
-            runs = home is not None and _free_run(pos, their_flag, home, nearest) is not None
+            runs = their_flag is not None and _free_run(pos, their_flag, home, nearest) is not None
             # Few enemy pieces left: stand between their flag and our back row.
             ahead = None
-            if endgame and their_flag is not None and home is not None:
-                ahead = their_flag + (9 if home > their_flag // 9 else -9 if home < their_flag // 9 else 0)
+            if endgame and their_flag is not None:
+                row = their_flag // 9
+                ahead = their_flag + (9 if home > row else -9 if home < row else 0)
             for c in candidates:
                 value = self._play_out(pos, tables, c, world, their_flag)
-                if runs and value > -WIN:
+                if runs and value > -WIN and their_flag is not None:
                     value = self._stop_run(pos, c, their_flag, nearest, value)
                 if ahead is not None:
                     src, dst = c.move.from_square, c.move.to_square
@@ -292,7 +293,6 @@ class SearchPlayer(HeuristicPlayer):
                         and dst not in pos.around_flag and src // 9 == pos.flag_row):
                     score += 0.8  # make room beside the flag for its step
 
-                _, _, pull_here = pos.staying(src)
                 pull_rank = Rank.COLONEL if src in self._bluff_squares(pos) else rank
                 score += self.style.pull * (pos.pull(pull_rank, dst) - pos.pull(pull_rank, src))
             score -= pos.reversal.get((src, dst), 0.0)
@@ -420,8 +420,8 @@ class SearchPlayer(HeuristicPlayer):
         shown = {sq for p, _, sq in pos.mine if pos.open_mode and p in pos.challenged}
         moved = {sq for p, _, sq in pos.mine if pos.view.arrived_at(p) > 0}
         rank = ours.pop(src)
-        was_shown, was_moved = src in shown, src in moved
-        if key == _QUIET or key == _WON:
+        was_shown = src in shown
+        if key in (_QUIET, _WON):
             if key == _WON:
                 del enemies[dst]
             ours[dst] = rank
@@ -467,7 +467,9 @@ class SearchPlayer(HeuristicPlayer):
         if key in (_WON, _SPLIT) and flag_sq == move.to_square:
             return 0.0
         goal = back_row(self.side.other)  # where their flag goes
-        ours = (pos.my_squares - {move.from_square}) | ({move.to_square} if key in (_QUIET, _WON) else set())
+        ours = pos.my_squares - {move.from_square}
+        if key in (_QUIET, _WON):
+            ours = ours | {move.to_square}
         if any(n in ours for n in _NEIGHBOURS[flag_sq]):
             return 0.0
         step = flag_sq + (9 if goal > flag_sq // 9 else -9)

@@ -1,14 +1,18 @@
 """Setups for a bot, drawn from a distribution so that no formation gives the flag away.
 
-`varied_setup` (every level but `legacy`): the flag stands on the back row about two games
-in three, in the middle row most others and now and then in the front row, always with
-friendly pieces on every square next to it; the Spies follow one of several plans (one
-per flank, one guarding the flag, both in the centre, anywhere); the generals mostly in
-front, one sometimes held back; the empty squares anywhere but next to the flag.
+`varied_setup` (every level but `legacy`): a shipped formation, mirrored or not, one game
+in five; otherwise a generated one. Its flag stands on the back row about six games in
+seven and in the middle row the others, in any file, always with friendly pieces on every
+square next to it, two of them Privates; the Spies follow one of several plans (one per
+flank, one guarding the flag, both in the centre, anywhere); the generals lead from the
+two front rows, one of them sometimes held back near the flag; the empty squares are
+mostly at the back, away from the flag. (Measured against the `legacy` bot, formations
+with the flag in the front row, or with empty squares beside it, lost more often.)
 
-`sensible_setup` is the `legacy` level's: a generated formation puts the flag on the back row, with friendly pieces on every square
-next to it (Privates among them), one Spy on each half of the board, the generals in the two
-front rows, and the six empty squares mostly at the back, away from the flag.
+`sensible_setup` is the `legacy` level's: a generated formation puts the flag on the back
+row, with friendly pieces on every square next to it (Privates among them), one Spy on each
+half of the board, the generals in the two front rows, and the six empty squares mostly at
+the back, away from the flag.
 
 >>> import random
 >>> from p2pgotg.rules import Rank, Side
@@ -127,18 +131,21 @@ def varied_formation(rng: random.Random) -> Grid:
     guards = _cells_next_to(flag)
     near = set(guards) | {n for g in guards for n in _cells_next_to(g)}
 
+    # Six empty squares, mostly at the back, none within two steps of the flag.
     empties: set[tuple[int, int]] = set()
-    while len(empties) < 6:
-        def empty_weight(cell: tuple[int, int]) -> float:
-            if cell in near:
-                return 0.0
-            return (0.6, 1.0, 3.0)[cell[0]]
+    def empty_weight(cell: tuple[int, int]) -> float:
+        return 0.0 if cell in near else (0.6, 1.0, 3.0)[cell[0]]
 
-        empties.add(_pick(rng, sorted(free - empties), empty_weight))
+    while len(empties) < 6:
+        cells = sorted(free - empties)
+        if not any(c not in near for c in cells):
+            near = set(guards)  # (a flag in a corner of a crowded grid: guards only)
+        empties.add(_pick(rng, cells, empty_weight))
     free -= empties
 
     # Two Privates beside the flag (they stop a Spy; a lost one costs little).
-    for cell in rng.sample(guards, min(2, len(guards))):
+    privates_beside = min(2, len(guards))
+    for cell in rng.sample(guards, privates_beside):
         put(cell, Rank.PRIVATE)
 
     plan = rng.choices(("flanks", "guard", "centre", "anywhere"), weights=(4, 3, 2, 2))[0]
@@ -158,9 +165,11 @@ def varied_formation(rng: random.Random) -> Grid:
         cells = sorted(free)
         if reserve and i == 0:
             cells = [c for c in cells if c in near] or cells
-        put(_pick(rng, cells, lambda c: (1.5, 1.0, 0.0)[c[0]] if any(x[0] < 2 for x in cells) else 1.0), rank)
+        elif any(c[0] < 2 for c in cells):
+            cells = [c for c in cells if c[0] < 2]  # the generals lead from the front
+        put(_pick(rng, cells, lambda c: 1.5 if c[0] == 0 else 1.0), rank)
 
-    rest = list(_OFFICERS) + [Rank.PRIVATE] * (6 - min(2, len(guards)))
+    rest = list(_OFFICERS) + [Rank.PRIVATE] * (6 - privates_beside)
     rng.shuffle(rest)
     for cell, rank in zip(sorted(free, key=lambda _: rng.random()), rest, strict=True):
         put(cell, rank)

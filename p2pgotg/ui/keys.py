@@ -217,6 +217,10 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     def _fresh(event: KeyPressEvent) -> None:
         state.driver.resume_answer(False)
 
+    @add(start_screen.LEVEL_KEY, filter=keys & on(Screen.START) & no_prompt)
+    def _level(event: KeyPressEvent) -> None:
+        start_screen.next_level(state)
+
     # -- the lobby -------------------------------------------------------------------------
     @add("a", filter=keys & on(Screen.LOBBY))
     def _accept(event: KeyPressEvent) -> None:

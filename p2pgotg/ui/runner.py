@@ -38,6 +38,7 @@ from p2pgotg.net.paths import (
 from p2pgotg.net.racing import prepare_join
 from p2pgotg.net.session import GameSession, Limits, Link
 from p2pgotg.net.tls import make_certificate
+from p2pgotg.players.levels import PLAY_DEFAULT
 from p2pgotg.protocol import HOST, JOINER, LocalProtocolError
 from p2pgotg.rules import RuleOptions
 from p2pgotg.selfplay import bot_runner
@@ -57,6 +58,7 @@ class Launch:
     options: RuleOptions = field(default_factory=RuleOptions)
     seed: int | None = None  # the bot's (and the random formations') seed
     think: float = 0.45  # seconds the bot waits before each move, so it can be seen
+    level: str = PLAY_DEFAULT  # how well the bot plays (the start screen can change it)
     port: int = 0
     bind: str | None = None
     invite: str | None = None
@@ -103,6 +105,7 @@ class Controller:
         self._offset = 0.0
         self._seed = launch.seed if launch.seed is not None else random.randrange(2**31)
         state.rng = random.Random(self._seed * 7919 + 1)  # not the bot's formations
+        state.bot_level = launch.level
         state.driver = self
 
     # -- the Driver, called from asyncio -------------------------------------------------
@@ -347,7 +350,8 @@ class Controller:
             hosting = await nursery.start(self._hosted, config, generation)
             invite = Invite.decode(hosting.invites[0])
             bot = JoinConfig(bot_key, invite, bot_dir, launch.limits, resume=resume)
-            nursery.start_soon(partial(join_game, bot, bot_runner(bot_seed, launch.think)))
+            nursery.start_soon(partial(join_game, bot, bot_runner(bot_seed, launch.think,
+                                                                  self.state.bot_level)))
 
     async def _offer_resume(self, games: Path, key: Ed25519PrivateKey, bot_dir: Path,
                             bot_key: Ed25519PrivateKey) -> bool:

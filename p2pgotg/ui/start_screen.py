@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from p2pgotg.players.levels import PLAYABLE
 from p2pgotg.ui.board import Fragments
 from p2pgotg.ui.state import AppState, Mode, Prompt
 
 CHOICES: dict[str, Mode | None] = {"1": Mode.BOT, "b": Mode.BOT, "2": Mode.HOST,
                                    "h": Mode.HOST, "3": Mode.JOIN, "j": Mode.JOIN,
                                    "4": None, "g": None}  # None: the saved games
+LEVEL_KEY = "l"  # the bot's next level (easy, normal, hard, then easy again)
 #: Words people paste around a code: the command that uses it, a label, a shell prompt.
 _AROUND_A_CODE = {"p2pgotg", "join", "invite", "invite:", "code", "code:", "$", "#"}
 
@@ -35,7 +37,8 @@ def body(state: AppState) -> Fragments:
     return [
         ("", "\n"),
         ("class:heading", "  What would you like to do?\n\n"),
-        ("class:strong", "   1  "), ("", "Play against the bot\n\n"),
+        ("class:strong", "   1  "), ("", "Play against the bot, level "),
+        ("class:strong", state.bot_level), ("class:dim", "   (l: easy, normal or hard)\n\n"),
         ("class:strong", "   2  "),
         ("", "Host a game: you get an invite code to give a friend\n\n"),
         ("class:strong", "   3  "), ("", "Join a game: type the invite code a friend gave you\n\n"),
@@ -50,7 +53,15 @@ def body(state: AppState) -> Fragments:
 def hints(state: AppState) -> str:
     if state.prompt is Prompt.JOIN_CODE:
         return "paste or type the invite code, then Enter; Esc goes back"
-    return "1 play the bot   2 host   3 join   4 saved games   q quit"
+    return "1 play the bot   l bot level   2 host   3 join   4 saved games   q quit"
+
+
+def next_level(state: AppState) -> None:
+    """Step the bot's level on: easy, normal, hard, easy..."""
+    levels = list(PLAYABLE)
+    at = levels.index(state.bot_level) if state.bot_level in levels else -1
+    state.bot_level = levels[(at + 1) % len(levels)]
+    state.say(f"the bot will play at level {state.bot_level}")
 
 
 def choose(state: AppState, key: str) -> None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from p2pgotg.players.levels import PLAY_DEFAULT
 from p2pgotg.protocol import JOINER, GameFlow, Peer, Phase
 from p2pgotg.protocol.events import (
     AuditCompleted,
@@ -176,6 +177,7 @@ class AppState:
         self.end_view_challenges = False  # end screen: every challenge with both ranks
         self.challenge_page = 0  # end screen: which page of the challenge list
         self.games = 0
+        self.bot_level = PLAY_DEFAULT  # how well the bot plays; the start screen changes it
         self._seen = 0
         self._claimed_at: tuple[int, int] | None = None  # (ply, events) of the last claim
 
