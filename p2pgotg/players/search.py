@@ -197,9 +197,9 @@ class SearchPlayer(HeuristicPlayer):
         super().__init__(side, rng, style)
         self.budget = budget or Budget()
         self.last_worlds = 0  # worlds played out in the last decision (for tests, bench)
-        # A flag that never moves is a tell: in most games it steps aside once, early,
-        # when no enemy is near.
-        self._flag_step_ply = rng.randrange(2, 30) if rng.random() < 0.85 else None
+        # A flag that never moves is a tell: in most games it steps aside once, early
+        # (and in any game when an enemy piece comes near while it has never moved).
+        self._flag_step_ply = rng.randrange(1, 9) if rng.random() < 0.85 else None
         self._bluffers: set[int] | None = None
 
     def new_belief(self, view: Game) -> Belief:
@@ -318,18 +318,19 @@ class SearchPlayer(HeuristicPlayer):
         advance = abs(goal - src // 9) - abs(goal - dst // 9)
         if advance > 0:
             return -1.5 * advance - 0.3
-        if self._flag_step_due(pos) and pos.nearest_enemy(dst) >= 3:
+        if self._flag_step_due(pos) and pos.nearest_enemy(dst) >= 2:
             return 2.5
         return -0.3
 
     def _flag_step_due(self, pos: Position) -> bool:
-        """Is it time for the flag's one planned step (it has never moved, and no enemy
-        piece is near)?"""
+        """Is it time for the flag's one step: it has never moved, and the planned ply
+        has come or an enemy piece is near?"""
+        flag, flag_sq = pos.flag, pos.flag_sq
+        if flag is None or flag_sq is None or pos.view.arrived_at(flag) != 0:
+            return False
         planned = self._flag_step_ply
-        flag = pos.flag
-        return (planned is not None and flag is not None and pos.flag_sq is not None
-                and pos.view.ply >= planned and pos.view.arrived_at(flag) == 0
-                and pos.nearest_enemy(pos.flag_sq) >= 3)
+        return (planned is not None and pos.view.ply >= planned) \
+            or pos.nearest_enemy(flag_sq) <= 4
 
     def _bluff_squares(self, pos: Position) -> set[int]:
         """The squares of our bluffers: one or two weak pieces, picked once a game, that

@@ -115,8 +115,9 @@ def _cells_next_to(cell: tuple[int, int]) -> list[tuple[int, int]]:
     return [(li, c) for li, c in out if 0 <= li < 3 and 0 <= c < 9]
 
 
-def varied_formation(rng: random.Random) -> Grid:
-    """One draw of the distribution described in the module's docstring."""
+def varied_formation(rng: random.Random, room: bool = False) -> Grid:
+    """One draw of the distribution described in the module's docstring. With `room`, one
+    square beside the flag on its own row is left empty, for a flag that means to move."""
     grid: Grid = [[None] * 9 for _ in range(3)]
     free = {(line, col) for line in range(3) for col in range(9)}
 
@@ -130,9 +131,12 @@ def varied_formation(rng: random.Random) -> Grid:
     put(flag, Rank.FLAG)
     guards = _cells_next_to(flag)
     near = set(guards) | {n for g in guards for n in _cells_next_to(g)}
+    empties: set[tuple[int, int]] = set()
+    if room:
+        empties.add(rng.choice([c for c in guards if c[0] == flag_line]))
+        guards = [c for c in guards if c not in empties]
 
     # Six empty squares, mostly at the back, none within two steps of the flag.
-    empties: set[tuple[int, int]] = set()
     def empty_weight(cell: tuple[int, int]) -> float:
         return 0.0 if cell in near else (0.6, 1.0, 3.0)[cell[0]]
 
@@ -176,12 +180,14 @@ def varied_formation(rng: random.Random) -> Grid:
     return grid
 
 
-def varied_setup(side: Side, rng: random.Random, shipped_share: float = 0.2) -> Setup:
+def varied_setup(side: Side, rng: random.Random, shipped_share: float = 0.2,
+                 room_share: float = 0.0) -> Setup:
     """A setup for `side`: a shipped formation (randomly mirrored) a fifth of the time,
-    else a draw of `varied_formation`."""
+    else a draw of `varied_formation`, with room beside the flag `room_share` of the time."""
     if rng.random() < shipped_share:
         return sensible_setup(side, rng, shipped_share=1.0)
-    return Setup.from_formation(side, grid_text(varied_formation(rng)))
+    room = rng.random() < room_share
+    return Setup.from_formation(side, grid_text(varied_formation(rng, room)))
 
 
 def grid_text(grid: Grid) -> str:
