@@ -66,7 +66,7 @@ class Bot:
             return sensible_setup(self.side, self.rng)
         if self.level is Level.HARD:
             # The hard level's flag means to move early: leave it room, most games.
-            return varied_setup(self.side, self.rng, shipped_share=0.1, room_share=0.7)
+            return varied_setup(self.side, self.rng, shipped_share=0.1, room_share=0.9)
         return varied_setup(self.side, self.rng)
 
     def choose_action(self, view: Game) -> Action:

@@ -1,9 +1,10 @@
 """A scripted opponent for tests and benchmarks: the general raid.
 
 It walks its three highest generals to the opponent's back row and challenges every
-opponent piece that has never moved, back-row pieces first: the raid that took the `legacy`
-bot's Flag in a quarter of the games, whose Flag never moves and always starts on the back
-row. The rest of its army stays home (it moves another piece only when the raiders are
+opponent piece that has never moved, back-row pieces first, walking round those that have
+moved: the raid that took the `legacy` bot's Flag in a quarter of the games (its Flag
+always starts on the back row and rarely moves). With `through` it is blunter: it walks
+through any piece in its way, moved or not, challenging it. The rest of its army stays home (it moves another piece only when the raiders are
 boxed in). Once its three raiders are gone the raid has failed, and it resigns, so a game
 against it measures one thing: `took_flag`.
 
@@ -34,9 +35,10 @@ _RAIDERS = (Rank.GENERAL_OF_THE_ARMY, Rank.GENERAL, Rank.LIEUTENANT_GENERAL)
 class RaidPlayer:
     """The general raid for one side (see the module's docstring)."""
 
-    def __init__(self, side: Side, rng: random.Random) -> None:
+    def __init__(self, side: Side, rng: random.Random, through: bool = False) -> None:
         self.side = side
         self.rng = rng
+        self.through = through  # also challenge moved pieces in the way (a blunter raid)
         self.raiders: set[Piece] = set()
 
     def choose_setup(self) -> Setup:
@@ -89,7 +91,7 @@ class RaidPlayer:
               ) -> tuple[int, Move] | None:
         """(cost, first move) towards the nearest untouched piece, back-row ones first:
         a challenge when one is next to `start`, else a step of the shortest walk (through
-        any opponent piece in the way, which it challenges)."""
+        untouched pieces in the way, which it challenges, and round the others)."""
         for prefer_back in (True, False):
             targets = {sq for sq, back in untouched.items() if back or not prefer_back}
             if not targets:
@@ -105,8 +107,9 @@ class RaidPlayer:
                     if n in first:
                         continue
                     piece = view.piece_at(n)
-                    if piece is not None and piece.side is self.side:
-                        continue
+                    if piece is not None and (piece.side is self.side
+                                              or not (self.through or n in untouched)):
+                        continue  # round our own pieces, and round those that moved
                     first[n] = n if sq == start else first[sq]
                     if n in targets:
                         return (dist + 1, Move(start, first[n]))

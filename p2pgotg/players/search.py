@@ -168,6 +168,8 @@ class _After:
     guards: list[tuple[int, int]]
     # how likely the opponent takes our flag's piece for the flag (0..1)
     suspicion: float
+    # enemy pieces standing in our home rows, by pid: each costs its value's share
+    intruders: list[int] = field(default_factory=list)
 
 
 @dataclass
@@ -189,6 +191,10 @@ class SearchPlayer(HeuristicPlayer):
     ENDGAME_PIECES = 5
     #: What a step towards the square in front of their flag is worth then.
     INTERCEPT = 1.0
+    #: However well hidden our flag, an enemy piece near it may take it on its way.
+    SUSPICION_FLOOR = 0.15
+    #: Share of its value an enemy piece in our home rows costs us (it eats what is there).
+    INTRUDER = 0.4
     #: The opponent challenges only when it expects at least this much.
     OPPONENT_THRESHOLD = 0.3
 
@@ -199,7 +205,7 @@ class SearchPlayer(HeuristicPlayer):
         self.last_worlds = 0  # worlds played out in the last decision (for tests, bench)
         # A flag that never moves is a tell: in most games it steps aside once, early
         # (and in any game when an enemy piece comes near while it has never moved).
-        self._flag_step_ply = rng.randrange(1, 9) if rng.random() < 0.85 else None
+        self._flag_step_ply = rng.randrange(1, 6) if rng.random() < 0.85 else None
         self._bluffers: set[int] | None = None
 
     def new_belief(self, view: Game) -> Belief:
@@ -379,6 +385,8 @@ class SearchPlayer(HeuristicPlayer):
         if after is None:
             after = c.after[key] = self._after(pos, move, key)
         pairs = after.pairs
+        for pid in after.intruders:
+            value -= self.INTRUDER * VALUE[world[pid]]
         if after.near:
             value -= self.style.flag_care * _siege(after, world)
         # The opponent's reply: the challenge it expects most from, as it sees our pieces.
@@ -431,6 +439,8 @@ class SearchPlayer(HeuristicPlayer):
             moved.add(dst)
         elif key == _SPLIT:
             del enemies[dst]
+        home = back_row(self.side.other)
+        intruders = [e.pid for sq, e in enemies.items() if abs(sq // 9 - home) <= 2]
         pairs = []
         flag_sq = None
         for sq, r in ours.items():
@@ -441,11 +451,11 @@ class SearchPlayer(HeuristicPlayer):
                 if e is not None:
                     pairs.append((int(r), sq in shown, sq in moved, e.pid))
         if flag_sq is None:
-            return _After(pairs, [], [], 0.0)
+            return _After(pairs, [], [], 0.0, intruders)
         near = [(d - 1, e.pid, sq) for sq, e in enemies.items()
                 if (d := _distance(sq, flag_sq)) <= _SIEGE_REACH]
         if not near:
-            return _After(pairs, [], [], 0.0)
+            return _After(pairs, [], [], 0.0, intruders)
         guards = [(sq, int(r)) for sq, r in ours.items()
                   if sq != flag_sq and _distance(sq, flag_sq) <= _SIEGE_REACH + 3]
         if pos.flag_known:
@@ -460,7 +470,7 @@ class SearchPlayer(HeuristicPlayer):
 
             total = sum(weight(sq) for sq in ours if sq not in shown)
             suspicion = min(1.0, 3.0 * weight(flag_sq) / total) if total > 0 else 1.0
-        return _After(pairs, near, guards, suspicion)
+        return _After(pairs, near, guards, max(suspicion, self.SUSPICION_FLOOR), intruders)
 
     def _flag_home_threat(self, pos: Position, move: Move, key: int, flag_sq: int) -> float:
         """0.9 WIN when the opponent's flag, on `flag_sq` one step from our back row, can
