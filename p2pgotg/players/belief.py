@@ -277,6 +277,24 @@ class Belief:
         return probs
 
 
+class NaiveBelief(Belief):
+    """What a beginner keeps in mind: the ranks it has been shown, and nothing it could
+    have worked out (what a challenge's result rules out, the set's counts, which pieces
+    never move)."""
+
+    def _narrow(self, view: Game) -> None:
+        opp = self.opponent
+        for piece, rank in view.known_ranks().items():
+            if piece.side is opp:
+                self.domain[piece.pid] = 1 << rank
+
+    def _propagate(self) -> None:
+        pass
+
+    def _priors(self, view: Game) -> tuple[Prior, ...]:
+        return (None,) * 21
+
+
 def _flag_prior(weight: float) -> tuple[float, ...]:
     return (weight,) + (1.0,) * (N_RANKS - 1)
 
@@ -290,4 +308,4 @@ def _normalised(row: list[float]) -> list[float]:
     return row
 
 
-__all__ = ["OUTCOME", "Belief", "Prior", "challenge_mask", "mask_of", "ranks_in"]
+__all__ = ["OUTCOME", "Belief", "NaiveBelief", "Prior", "challenge_mask", "mask_of", "ranks_in"]

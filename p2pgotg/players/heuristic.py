@@ -45,7 +45,7 @@ from functools import cached_property
 from operator import itemgetter, mul
 
 from p2pgotg.players.actions import Action, ClaimFlag, OfferDraw, PlayMove, Resign
-from p2pgotg.players.belief import OUTCOME, Belief
+from p2pgotg.players.belief import OUTCOME, Belief, NaiveBelief
 from p2pgotg.rules import (
     ChallengeMode,
     ChallengeResult,
@@ -137,14 +137,14 @@ class Style:
     info_blind: float = 0.3  # what a blind result tells
     expose: float = 0.25  # share of a piece's value lost when the open mode shows its rank
     pull: float = 0.6  # closing in on the best target
+    naive: bool = False  # remembers the ranks it was shown and works nothing out
 
 
 #: Today's bot, kept as it was (the `legacy` and `normal` levels).
 PLAIN = Style()
-#: A beginner: sees what it can take, not what can take it; forgets the Spy; shows its
-#: officers freely; glances at its flag now and then.
-BEGINNER = Style(danger=0.15, flag_care=0.3, spy_blind=True, info_open=0.3, expose=0.0,
-                 pull=0.9)
+#: A beginner: moves without much of a plan (a weak pull to targets), forgets that a
+#: hidden piece may be a Spy, works nothing out from results, and forgets its flag.
+BEGINNER = Style(flag_care=0.0, spy_blind=True, naive=True, pull=0.25)
 
 
 class Position:
@@ -411,6 +411,8 @@ class HeuristicPlayer:
 
     def new_belief(self, view: Game) -> Belief:
         """This turn's belief (what the opponent's ranks may be), lent the last one."""
+        if self.style.naive:
+            return NaiveBelief(view, self.side)
         return Belief(view, self.side, previous=self._belief)
 
     def position(self, view: Game) -> Position:
