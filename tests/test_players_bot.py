@@ -321,17 +321,47 @@ def test_decisions_do_not_depend_on_hidden_ranks():
 
 
 @pytest.mark.parametrize("side", list(Side))
-def test_setups_are_valid_varied_and_guard_the_flag(side):
-    setups = [Bot(side, random.Random(seed)).choose_setup() for seed in range(30)]
-    assert len({tuple(sorted(s.placement.items())) for s in setups}) >= 25
-    home_back = 0 if side is Side.WHITE else 7
+@pytest.mark.parametrize("level", ["legacy", "normal", "hard"])
+def test_setups_are_valid_varied_and_guard_the_flag(side, level):
+    setups = [Bot(side, random.Random(seed), level=level).choose_setup() for seed in range(40)]
+    assert len({tuple(sorted(s.placement.items())) for s in setups}) >= 34
     for s in setups:
         assert s.side is side and set(s.squares) <= set(home_squares(side))
         flag_sq = next(sq for sq, r in s.placement.items() if r is Rank.FLAG)
-        assert flag_sq // 9 == home_back, "the flag starts on the back row"
         assert any(n in s.placement for n in neighbours(flag_sq)), "the flag is alone"
+
+
+def _flag_rows(setups, side):
+    home_back = 0 if side is Side.WHITE else 7
+    return [abs(next(sq for sq, r in s.placement.items() if r is Rank.FLAG) // 9 - home_back)
+            for s in setups]
+
+
+@pytest.mark.parametrize("side", list(Side))
+def test_legacy_setups_keep_the_flag_on_the_back_row(side):
+    """The `legacy` level is today's bot, tells and all."""
+    setups = [Bot(side, random.Random(seed), level="legacy").choose_setup() for seed in range(30)]
+    assert set(_flag_rows(setups, side)) == {0}
+
+
+@pytest.mark.parametrize("side", list(Side))
+@pytest.mark.parametrize("level", ["normal", "hard"])
+def test_setups_give_nothing_away(side, level):
+    """No tells: the flag is not always on the back row, the Spies stand in various
+    places (not always one per flank), and formations do not repeat."""
+    setups = [Bot(side, random.Random(seed), level=level).choose_setup() for seed in range(80)]
+    rows = _flag_rows(setups, side)
+    assert 0 in rows and 1 in rows
+    flanks = 0
+    for s in setups:
         spies = sorted(sq % 9 for sq, r in s.placement.items() if r is Rank.SPY)
-        assert not (spies[1] <= 3 or spies[0] >= 5), "the spies are on different flanks"
+        flanks += spies[0] <= 3 and spies[1] >= 5
+    assert 0 < flanks < len(setups)
+    beside_flag = 0
+    for s in setups:
+        flag_sq = next(sq for sq, r in s.placement.items() if r is Rank.FLAG)
+        beside_flag += any(s.placement.get(n) is Rank.SPY for n in neighbours(flag_sq))
+    assert beside_flag > 0
 
 
 # -- judgements in constructed positions ------------------------------------------------
@@ -525,6 +555,7 @@ def test_random_level_plays_random_legal_moves_and_declines_draws():
         table.push(action.move)
 
 
-def test_level_is_checked():
+@pytest.mark.parametrize("level", [5, -1, "expert", "", True, 1.0])
+def test_level_is_checked(level):
     with pytest.raises(ValueError):
-        Bot(W, random.Random(0), level=5)
+        Bot(W, random.Random(0), level=level)

@@ -2,11 +2,12 @@
 
 It walks its three highest generals to the opponent's back row and challenges every
 opponent piece that has never moved, back-row pieces first, walking round those that have
-moved: the raid that took the `legacy` bot's Flag in a quarter of the games (its Flag
-always starts on the back row and rarely moves). With `through` it is blunter: it walks
-through any piece in its way, moved or not, challenging it. The rest of its army stays home (it moves another piece only when the raiders are
-boxed in). Once its three raiders are gone the raid has failed, and it resigns, so a game
-against it measures one thing: `took_flag`.
+moved: the raid reported as taking the `legacy` bot's Flag in a quarter
+of the games (its Flag always starts on the back row and rarely moves). With `through` it
+is blunter: it walks through any piece in its way, moved or not, challenging it. The rest
+of its army stays home (it moves another piece only when the raiders are boxed in). Once
+its three raiders are gone the raid has failed and it resigns, so a game against it
+measures one thing: `took_flag`.
 
 >>> import random
 >>> from p2pgotg.players.bot import Bot

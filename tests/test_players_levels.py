@@ -1,0 +1,248 @@
+"""The bot's levels: names accepted, each level legal in both modes, the hard search's
+budget counted in worlds (its deadline through an injected clock), determinism under a
+fixed seed and variety without one, the scripted general raid, the opponent model and the
+flag claims. Strength and time per move are measured in bench/bench_bot.py, not here;
+the few games below use small budgets and fixed seeds."""
+
+from __future__ import annotations
+
+import random
+from itertools import count
+
+import pytest
+
+from p2pgotg.players import Bot, ClaimFlag, PlayMove, play_match
+from p2pgotg.players.behaviour import BehaviourBelief, conduct_of
+from p2pgotg.players.belief import Belief, NaiveBelief
+from p2pgotg.players.bot import Budget
+from p2pgotg.players.heuristic import BEGINNER, Position
+from p2pgotg.players.levels import PLAY_DEFAULT, PLAYABLE, SEAT_DEFAULT, Level, as_level
+from p2pgotg.players.raid import RaidPlayer, took_flag
+from p2pgotg.players.search import SearchPlayer
+from p2pgotg.players.worlds import sample_world
+from p2pgotg.rules import (
+    COMPOSITION,
+    ChallengeMode,
+    ChallengeResult,
+    Game,
+    Move,
+    Rank,
+    RuleOptions,
+    Setup,
+    Side,
+    parse_square,
+)
+
+OPEN = RuleOptions(challenge_mode=ChallengeMode.OPEN)
+BLIND = RuleOptions(challenge_mode=ChallengeMode.BLIND)
+W, B = Side.WHITE, Side.BLACK
+SMALL = Budget(seconds=None, max_worlds=6)  # reproducible and cheap
+
+
+def bot(side: Side, seed: int, level: str, budget: Budget = SMALL) -> Bot:
+    return Bot(side, random.Random(seed), level=level, budget=budget)
+
+
+# -- the level names --------------------------------------------------------------------
+
+
+def test_level_names_and_the_older_numbers_are_accepted():
+    assert PLAYABLE == ("easy", "normal", "hard")
+    for name in (*PLAYABLE, "legacy", "random"):
+        assert Bot(W, random.Random(0), level=name).level is Level(name)
+    assert as_level(0) is Level.RANDOM and as_level(1) is Level.LEGACY
+    assert Bot(W, random.Random(0)).level is Level.NORMAL
+    assert PLAY_DEFAULT in PLAYABLE and SEAT_DEFAULT in PLAYABLE
+
+
+@pytest.mark.parametrize("options", [OPEN, BLIND], ids=["open", "blind"])
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+def test_every_level_plays_whole_games_legally_against_random_moves(level, options):
+    """`play_match` checks each action against the player's own view and each view
+    against the referee; the level must also win."""
+    wins = 0
+    for seed in range(2):
+        side = Side(seed % 2)
+        players = {side: bot(side, seed, level), side.other: bot(side.other, 50 + seed, "random")}
+        result = play_match(players[W], players[B], options, max_plies=600)
+        wins += result.winner is side
+    assert wins == 2
+
+
+# -- the hard level's search ---------------------------------------------------------------
+
+
+def midgame(seed: int, plies: int = 30, options: RuleOptions = OPEN) -> tuple[Game, Side]:
+    """A view after some plies of normal-against-normal play, the side to move."""
+    result = play_match(Bot(W, random.Random(seed)), Bot(B, random.Random(seed + 1)),
+                        options, max_plies=plies)
+    side = result.referee.turn
+    return result.views[side], side
+
+
+def test_hard_spends_exactly_its_world_budget_without_a_deadline():
+    view, side = midgame(3)
+    player = SearchPlayer(side, random.Random(1), Budget(seconds=None, max_worlds=5))
+    action = player.choose_action(view)
+    assert isinstance(action, PlayMove) and action.move in view.legal_moves
+    assert player.last_worlds == 5
+
+
+def test_hard_stops_at_its_deadline_on_the_injected_clock():
+    """A clock that jumps a second at each reading: past a 0.5 s deadline after the
+    two worlds every decision plays out."""
+    view, side = midgame(3)
+    ticks = count()
+    budget = Budget(seconds=0.5, max_worlds=1000, clock=lambda: float(next(ticks)))
+    player = SearchPlayer(side, random.Random(1), budget)
+    player.choose_action(view)
+    assert player.last_worlds == 2
+
+
+def test_hard_is_deterministic_under_a_fixed_seed():
+    games = [play_match(bot(W, 7, "hard"), bot(B, 8, "normal"), OPEN, max_plies=40)
+             for _ in range(2)]
+    assert games[0].referee.history == games[1].referee.history
+
+
+def test_the_same_position_does_not_always_get_the_same_move():
+    view, side = midgame(5)
+    moves = {bot(side, seed, "hard").choose_action(view) for seed in range(12)}
+    assert len(moves) >= 2
+
+
+def test_hard_decisions_do_not_depend_on_hidden_ranks():
+    """Two opponents on the same squares with different ranks: the same public history
+    gives the same decisions."""
+    rng = random.Random(11)
+    white = bot(W, 1, "hard").choose_setup()
+    black_a = Setup.random(B, rng)
+    ranks = list(black_a.ranks)
+    rng.shuffle(ranks)
+    black_b = Setup(B, dict(zip(black_a.squares, ranks, strict=True)))
+    chosen = []
+    for black in (black_a, black_b):
+        player = bot(W, 99, "hard")
+        view = Game.for_player(white, black.squares, BLIND)
+        actions = []
+        for _ in range(6):
+            action = player.choose_action(view)
+            actions.append(action)
+            if not isinstance(action, PlayMove) or view.is_challenge(action.move):
+                break
+            view.push(action.move)
+            view.push(next(m for m in view.legal_moves if not view.is_challenge(m)))
+        chosen.append(actions)
+    assert chosen[0] == chosen[1]
+
+
+def test_hard_takes_a_revealed_general_with_its_spy_rather_than_lose_its_flag():
+    """Open mode: a General of the Army, shown, stands next to our flag's last guard; our
+    Spy beside it takes it (the only piece that can)."""
+    white = {"e1": Rank.FLAG, "d1": Rank.PRIVATE, "c2": Rank.SPY, "i3": Rank.SERGEANT}
+    black = {"c1": Rank.GENERAL_OF_THE_ARMY, "i8": Rank.FLAG, "a8": Rank.PRIVATE}
+    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
+                               **{k: (B, None) for k in black}}, W, OPEN)
+    view.reveal(view.piece_at(parse_square("c1")), Rank.GENERAL_OF_THE_ARMY)
+    for seed in range(3):
+        action = bot(W, seed, "hard").choose_action(view)
+        assert action == PlayMove(Move.parse("c2-c1"))
+
+
+def test_hard_steps_its_flag_aside_early_in_most_games():
+    moved = 0
+    for seed in range(8):
+        result = play_match(bot(W, seed, "hard"), bot(B, 100 + seed, "normal"), OPEN,
+                            max_plies=16)
+        flag = next(p for p in result.views[W].pieces(W) if result.views[W].rank_of(p)
+                    is Rank.FLAG)
+        moved += any(rec.piece == flag for rec in result.referee.history)
+    assert moved >= 4
+
+
+# -- the general raid --------------------------------------------------------------------
+
+
+def raid_rate(level: str, games: int) -> int:
+    took = 0
+    for seed in range(games):
+        side = Side(seed % 2)
+        players = {side: bot(side, seed, level), side.other: RaidPlayer(side.other,
+                                                                       random.Random(seed))}
+        result = play_match(players[W], players[B], OPEN, max_plies=300)
+        took += took_flag(result, side.other)
+    return took
+
+
+def test_the_raid_takes_the_flag_of_the_bot_whose_flag_never_moves():
+    """The test opponent has teeth: against `legacy` it takes the flag often."""
+    assert raid_rate("legacy", 10) >= 3
+
+
+def test_the_raid_rarely_takes_the_hard_levels_flag():
+    assert raid_rate("hard", 10) <= 1
+
+
+def test_the_raid_walks_its_generals_to_the_back_row_and_challenges_unmoved_pieces():
+    white = {"e3": Rank.GENERAL_OF_THE_ARMY, "a1": Rank.FLAG}
+    black = {"e8": Rank.FLAG, "a8": Rank.PRIVATE, "i6": Rank.SPY}
+    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
+                               **{k: (B, None) for k in black}}, W, OPEN)
+    raid = RaidPlayer(W, random.Random(0))
+    raid.raiders = {view.piece_at(parse_square("e3"))}
+    action = raid.choose_action(view)
+    assert action == PlayMove(Move.parse("e3-e4"))  # on the way to e8, unmoved
+
+
+# -- what the levels believe ---------------------------------------------------------------
+
+
+def test_worlds_respect_the_set_and_everything_seen():
+    view, side = midgame(9, plies=60)
+    belief = BehaviourBelief(view, side)
+    rng = random.Random(4)
+    for _ in range(20):
+        world = sample_world(belief, rng)
+        assert sorted(world) == sorted(r for r in Rank for _ in range(COMPOSITION[r]))
+        for pid, rank in enumerate(world):
+            assert belief.domain[pid] >> rank & 1
+
+
+def test_behaviour_reading_suspects_the_piece_that_never_moved():
+    """Two back-row pieces, one that walked off and back and one that never moved: the
+    second is the likelier Flag (the old belief barely doubts a piece that moved once)."""
+    white = {"a1": Rank.FLAG, "b1": Rank.PRIVATE}
+    black = {"d8": Rank.PRIVATE, "f8": Rank.SERGEANT}
+    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
+                               **{k: (B, None) for k in black}}, B, OPEN)
+    view.push(Move.parse("d8-d7"))
+    view.push(Move.parse("b1-b2"))
+    view.push(Move.parse("d7-d8"))
+    moved, still = view.piece_at(parse_square("d8")), view.piece_at(parse_square("f8"))
+    belief = BehaviourBelief(view, W)
+    assert belief.prob(still, Rank.FLAG) > belief.prob(moved, Rank.FLAG) > 0.0
+    assert conduct_of(view, B)[moved.pid].moves == 2
+
+
+def test_the_beginner_forgets_what_a_result_told_and_overlooks_spies():
+    white = {"a1": Rank.FLAG, "e4": Rank.CAPTAIN, "h2": Rank.PRIVATE}
+    black = {"i8": Rank.FLAG, "e5": Rank.GENERAL, "a7": Rank.PRIVATE}
+    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
+                               **{k: (B, None) for k in black}}, W, BLIND)
+    general = view.piece_at(parse_square("e5"))
+    view.push(Move.parse("e4-e5"), result=ChallengeResult.DEFENDER_WINS)
+    assert Belief(view, W).prob(general, Rank.PRIVATE) == 0.0  # above a Captain, or a Spy
+    assert NaiveBelief(view, W).prob(general, Rank.PRIVATE) > 0.0
+    pos = Position(view, W, NaiveBelief(view, W), spy_blind=BEGINNER.spy_blind)
+    assert pos.row(general)[Rank.SPY] == 0.0
+
+
+# -- flags -------------------------------------------------------------------------------
+
+
+def test_hard_claims_the_win_its_flag_has_earned():
+    pieces = {"e8": (W, Rank.FLAG), "a2": (W, Rank.PRIVATE), "a5": (B, None), "d8": (B, None)}
+    view = Game.from_position(pieces, B, OPEN)
+    view.push(Move.parse("a5-a4"))
+    flag = view.piece_at(parse_square("e8"))
+    assert bot(W, 0, "hard").choose_action(view) == ClaimFlag(flag)
