@@ -72,6 +72,23 @@ def test_the_worker_decides_exactly_as_the_bot_in_the_host_would(options, seed):
     assert remote.host.flow.verdict == local.host.flow.verdict
 
 
+@pytest.mark.parametrize("level", ["easy", "hard"])
+def test_the_worker_plays_each_level_as_the_host_would(level, monkeypatch):
+    """The level travels with every request. (The hard level's budget is counted in worlds
+    here, with no deadline, so that both runs think exactly alike.)"""
+    import p2pgotg.players.bot as bot_module
+    from p2pgotg.players.search import Budget
+
+    monkeypatch.setattr(bot_module, "Budget", lambda: Budget(seconds=None, max_worlds=4))
+    local = Pair.new(RuleOptions(), seed=f"worker/{level}")
+    play(local, BotSeat(random.Random(7), level).step, BotSeat(random.Random(8)).step)
+    remote = Pair.new(RuleOptions(), seed=f"worker/{level}")
+    seat = RemoteBotSeat(1, 7, level)
+    play(remote, worker_step(seat, _Games()), BotSeat(random.Random(8)).step)
+    assert local.host.flow.is_over and len(local.host.view.history) >= 10
+    assert remote.log == local.log
+
+
 def test_after_the_first_request_only_what_is_new_is_sent():
     pair = Pair.new(RuleOptions(), seed="worker/delta")
     seat, games = RemoteBotSeat(1, 5), _Games()

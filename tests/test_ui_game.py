@@ -293,6 +293,10 @@ def test_start_screen_checks_an_invite_code_before_joining(tmp_path: Path) -> No
     async def scenario(d: Driver) -> None:
         s = d.state
         assert s.screen is Screen.START
+        assert s.bot_level == "hard"  # the level `play` plays at when none is chosen
+        await d.keys("l", then=lambda: s.bot_level == "easy")
+        assert "level easy" in s.status
+        await d.keys("l", then=lambda: s.bot_level == "normal")
         await d.keys("3", then=lambda: s.prompt is not None)
         await d.keys(*"gg1-nonsense", ENTER, then=lambda: s.status_error)
         assert "not valid" in s.status and s.screen is Screen.START
