@@ -1,6 +1,7 @@
 """Load: one host process holding many games at once. `python bench/load.py --games 50 100 200`
 
-For each N: starts `p2pgotg host --bot --max-games N+10` as a subprocess on 127.0.0.1 (any
+For each N: starts `p2pgotg host --bot --max-games N+10 --level L` (`--host-level`, default
+normal) as a subprocess on 127.0.0.1 (any
 free port, P2PGOTG_HOME in a temporary folder), reads its invite, and opens N concurrent
 joiner games. The host's bots think in its bot worker process and answer at once. Each
 joiner is the bot (`--joiner-level`), thinking a random 1.0-2.0 s before each move, several
@@ -58,6 +59,7 @@ from p2pgotg.net.multihost import tune_collector_for_many_games
 from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.players.bot_seat import BotSeat
+from p2pgotg.players.levels import PLAYABLE, SEAT_DEFAULT, Level
 from p2pgotg.protocol import LocalProtocolError, Phase
 
 
@@ -68,11 +70,11 @@ def percentile(xs: list[float], q: float) -> float:
     return s[k]
 
 
-def launch_host(base: Path, max_games: int) -> HostProcess:
-    """`p2pgotg host --bot --max-games N` (it tunes its own garbage collector)."""
+def launch_host(base: Path, max_games: int, level: str = SEAT_DEFAULT) -> HostProcess:
+    """`p2pgotg host --bot --max-games N --level L` (it tunes its own garbage collector)."""
     return start_host(base, [sys.executable, "-m", "p2pgotg", "host", "--bot", "--max-games",
                              str(max_games), "--bind", "127.0.0.1", "--port", "0", "--seed",
-                             "1"])
+                             "1", "--level", level])
 
 
 # -- the joiners ------------------------------------------------------------------------------
@@ -102,7 +104,7 @@ class Tally:
 
 
 def load_seat(rng: random.Random, think: tuple[float, float], stop: trio.Event, tally: Tally,
-              level: int):
+              level: str):
     """The bot, thinking `think` seconds before each of its moves, timing the host's answer;
     once `stop` is set it resigns (in the play phase) and lets the audit run."""
     bot = BotSeat(rng, level)
@@ -171,7 +173,7 @@ def load_seat(rng: random.Random, think: tuple[float, float], stop: trio.Event, 
 
 async def joiners(invite: Invite, n: int, slots: range, base: Path, think: tuple[float, float],
                   ramp: float, duration: float, drain: float, tally: Tally,
-                  joiner_level: int, profile: tuple[Path, int] | None = None) -> None:
+                  joiner_level: str, profile: tuple[Path, int] | None = None) -> None:
     """The joiners numbered `slots` (of `n` in all), in this process's trio loop."""
     stop = trio.Event()
     limits = Limits()
@@ -295,7 +297,7 @@ def _short(frame: str) -> str:
 # -- one run --------------------------------------------------------------------------------
 
 def joiner_share(invite: Invite, n: int, slots: range, base: Path, think: tuple[float, float],
-                 ramp: float, duration: float, drain: float, joiner_level: int,
+                 ramp: float, duration: float, drain: float, joiner_level: str,
                  spy: tuple[Path, int] | None, default_gc: bool, deadline: float
                  ) -> tuple[Tally, list[tuple[int, float]], list[float], float]:
     """Run the joiners `slots` in this process until the play and drain are over (or the
@@ -335,9 +337,10 @@ def joiner_share(invite: Invite, n: int, slots: range, base: Path, think: tuple[
 
 def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, drain: float,
              hard: float, keep: bool, profile: Path | None = None, tmp: str | None = None,
-             default_gc: bool = False, joiner_level: int = 1, procs: int = 1) -> dict:
+             default_gc: bool = False, joiner_level: str = SEAT_DEFAULT, procs: int = 1,
+             host_level: str = SEAT_DEFAULT) -> dict:
     base = Path(tempfile.mkdtemp(prefix=f"p2pgotg-load-{n}-", dir=tmp))
-    host = launch_host(base, n + 10)
+    host = launch_host(base, n + 10, host_level)
     killer_deadline = time.monotonic() + hard
     t0, cpu_host0 = time.perf_counter(), cpu_seconds(host.proc.pid)
     cpu_worker0 = children_cpu_seconds(host.proc.pid)
@@ -379,7 +382,7 @@ def run_load(n: int, duration: float, think: tuple[float, float], ramp: float, d
     result = {
         "tmp": str(base.parent),
         "n": n, "duration_s": duration, "think_s": list(think), "ramp_s": ramp,
-        "joiner_level": joiner_level,
+        "joiner_level": joiner_level, "host_level": host_level,
         "wall_s": wall,
         "games_started": tally.started, "games_clean": tally.clean,
         "games_unclean": tally.unclean, "failures": dict(tally.failures),
@@ -430,7 +433,8 @@ async def _bounded(run, deadline: float) -> None:
 
 def report(r: dict) -> None:
     lat = r["latency_ms"]
-    print(f"N={r['n']}: {r['games_started']} games started, {r['games_clean']} audited clean, "
+    print(f"N={r['n']} (host level {r['host_level']}, joiners {r['joiner_level']}): "
+          f"{r['games_started']} games started, {r['games_clean']} audited clean, "
           f"{r['games_unclean']} unclean, peak {r['peak_in_play']} in play at once, "
           f"{sum(r['failures'].values())} failures {r['failures'] or ''}")
     if lat:
@@ -477,10 +481,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--tmp", metavar="DIR", default=None,
                         help="make the temporary folders (transcripts) under DIR, e.g. "
                         "/dev/shm to take the disk's fsync out of the figures")
-    parser.add_argument("--joiner-level", type=int, choices=(0, 1), default=1,
-                        help="the joiners' bot: 1 (default) the full heuristic, 0 random legal "
-                        "moves (a lighter load generator, shorter games); the host always "
-                        "plays the full bot")
+    parser.add_argument("--joiner-level", choices=[level.value for level in Level],
+                        default=SEAT_DEFAULT,
+                        help=f"the joiners' bot (default {SEAT_DEFAULT}; random: a lighter load "
+                        "generator, shorter games)")
+    parser.add_argument("--host-level", choices=PLAYABLE, default=SEAT_DEFAULT,
+                        help=f"the host's bots (`host --level`, default {SEAT_DEFAULT})")
     parser.add_argument("--procs", type=int, default=2, metavar="P",
                         help="spread the joiners over P processes (default 2): they stand in "
                         "for people on their own machines, and one process queues every "
@@ -503,7 +509,8 @@ def main(argv: list[str] | None = None) -> int:
         results.append(run_load(n, args.duration, tuple(args.think), args.ramp, args.drain,
                                 hard_deadline, args.keep,
                                 Path(args.profile) if args.profile else None, args.tmp,
-                                args.default_gc, args.joiner_level, args.procs))
+                                args.default_gc, args.joiner_level, args.procs,
+                                args.host_level))
         report(results[-1])
     if args.json:
         Path(args.json).write_text(json.dumps(results, indent=2) + "\n")
