@@ -1,9 +1,8 @@
 """Load: one host process holding many games at once. `python bench/load.py --games 50 100 200`
 
-For each N: starts `p2pgotg host --bot --max-games N+10 --level L` (`--host-level`, default
-normal) as a subprocess on 127.0.0.1 (any
-free port, P2PGOTG_HOME in a temporary folder), reads its invite, and opens N concurrent
-joiner games. The host's bots think in its bot worker process and answer at once. Each
+For each N: starts `p2pgotg host --bot --max-games N+10 --level L` (`--host-level`,
+default normal) as a subprocess on 127.0.0.1 (any free port, P2PGOTG_HOME in a temporary
+folder), reads its invite, and opens N concurrent joiner games. The host's bots think in its bot worker process and answer at once. Each
 joiner is the bot (`--joiner-level`), thinking a random 1.0-2.0 s before each move, several
 times faster than people play. The joiners stand in for people on their own machines, so
 they are spread over `--procs` processes (default 2, forked; one process would queue every
