@@ -2,13 +2,14 @@
 
 For each N: starts `p2pgotg host --bot --max-games N+10 --level L` (`--host-level`,
 default normal) as a subprocess on 127.0.0.1 (any free port, P2PGOTG_HOME in a temporary
-folder), reads its invite, and opens N concurrent joiner games. The host's bots think in its bot worker process and answer at once. Each
-joiner is the bot (`--joiner-level`), thinking a random 1.0-2.0 s before each move, several
-times faster than people play. The joiners stand in for people on their own machines, so
-they are spread over `--procs` processes (default 2, forked; one process would queue every
-joiner's work behind the others'). Every process tunes its garbage collector for many
-games. A joiner whose game ends during the run starts another, so N games are in flight
-throughout. After `--duration` seconds of play every joiner resigns, the audits complete,
+folder), reads its invite, and opens N concurrent joiner games. The host's bots think in
+its bot worker process and answer at once. Each joiner is the bot (`--joiner-level`),
+thinking a random 1.0-2.0 s before each move, several times faster than people play. The
+joiners stand in for people on their own machines, so they are spread over `--procs`
+processes (default 2, forked; one process would queue every joiner's work behind the
+others'). Every process tunes its garbage collector for many games. A joiner whose game
+ends during the run starts another, so N games are in flight throughout. After
+`--duration` seconds of play every joiner resigns, the audits complete,
 the host is stopped with SIGINT, and every transcript on both sides is replayed (`verify`).
 
 Move latency: from just before a joiner performs its move until the host's answering move

@@ -95,7 +95,10 @@ def run_ui(mode: Mode | None, launch: Launch, scenario) -> str:
 
 
 def launch_for(tmp_path: Path, **kw) -> Launch:
+    # (the scenarios were written against the one-ply bot's games: `normal`, not `play`'s
+    # default level)
     return Launch(seed=kw.pop("seed", 11), think=kw.pop("think", 0.02),
+                  level=kw.pop("level", "normal"),
                   save_dir=tmp_path / "games",
                   identity=kw.pop("identity", Ed25519PrivateKey.generate),
                   limits=Limits(handshake=10.0), **kw)
@@ -293,10 +296,10 @@ def test_start_screen_checks_an_invite_code_before_joining(tmp_path: Path) -> No
     async def scenario(d: Driver) -> None:
         s = d.state
         assert s.screen is Screen.START
-        assert s.bot_level == "hard"  # the level `play` plays at when none is chosen
+        assert s.bot_level == "normal"  # the launch's level
+        await d.keys("l", then=lambda: s.bot_level == "hard")
+        assert "level hard" in s.status
         await d.keys("l", then=lambda: s.bot_level == "easy")
-        assert "level easy" in s.status
-        await d.keys("l", then=lambda: s.bot_level == "normal")
         await d.keys("3", then=lambda: s.prompt is not None)
         await d.keys(*"gg1-nonsense", ENTER, then=lambda: s.status_error)
         assert "not valid" in s.status and s.screen is Screen.START
