@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 from p2pgotg.players import Bot, ClaimFlag, OfferDraw, PlayMove, Resign, play_match
 from p2pgotg.players.actions import Action
+from p2pgotg.players.bot import Budget
 from p2pgotg.rules import (
     SQUARES,
     ChallengeMode,
@@ -290,7 +291,8 @@ def test_a_decision_leaves_no_reference_cycles():
         gc.enable()
 
 
-def test_decisions_do_not_depend_on_hidden_ranks():
+@pytest.mark.parametrize("level", ["easy", "normal", "hard"])
+def test_decisions_do_not_depend_on_hidden_ranks(level):
     """Two opponents with the same squares but different ranks: while the public history is
     the same, the bot (same seed) chooses exactly the same actions."""
     rng = random.Random(11)
@@ -302,7 +304,8 @@ def test_decisions_do_not_depend_on_hidden_ranks():
     assert black_a.ranks != black_b.ranks
     chosen = []
     for black in (black_a, black_b):
-        bot = Bot(Side.WHITE, random.Random(99))
+        bot = Bot(Side.WHITE, random.Random(99), level,
+                  budget=Budget(seconds=None, max_worlds=6))  # (hard: no clock)
         view = Game.for_player(white, black.squares, BLIND)
         actions = []
         for _ in range(8):

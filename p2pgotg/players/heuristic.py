@@ -458,6 +458,10 @@ class HeuristicPlayer:
         pos = self.position(view)
         if self.flag_run(pos) is not None:
             return False
+        return self.accepts_draw(pos)
+
+    def accepts_draw(self, pos: Position) -> bool:
+        """The draw policy: take an offer in this position (no flag run on)?"""
         ours, theirs = pos.material()
         if pos.quiet_plies >= self.QUIET_ACCEPT_PLIES:
             return True
@@ -514,6 +518,10 @@ class HeuristicPlayer:
             self._last_offer_ply = -(10**9)
         if pos.view.ply - self._last_offer_ply < 40:
             return False
+        return self.offers_draw(pos, best_score)
+
+    def offers_draw(self, pos: Position, best_score: float) -> bool:
+        """The draw policy: offer one with our best move (no offer in the last 40 plies)?"""
         if pos.quiet_plies >= self.QUIET_ACCEPT_PLIES:
             return True  # nothing happens any more, whoever is ahead
         ours, theirs = pos.material()

@@ -238,26 +238,19 @@ class SearchPlayer(HeuristicPlayer):
     #: Plies without a challenge after which a draw is fine whoever is ahead.
     DEAD_PLIES = 200
 
-    def should_offer_draw(self, pos: Position, best_score: float) -> bool:
+    def offers_draw(self, pos: Position, best_score: float) -> bool:
         """Offer a draw only when behind in a quiet game, or in a long dead one: the
         play-outs convert most endgames the one-ply bot would have agreed to draw."""
-        if pos.view.ply < self._last_offer_ply:
-            self._last_offer_ply = -(10**9)
-        if pos.view.ply - self._last_offer_ply < 40:
-            return False
-        ours, theirs = pos.material()
-        behind = ours < theirs * 0.85 - 0.5
         return pos.quiet_plies >= self.DEAD_PLIES or (
-            behind and pos.quiet_plies >= self.QUIET_DRAW_PLIES)
+            self._behind(pos) and pos.quiet_plies >= self.QUIET_DRAW_PLIES)
 
-    def wants_draw(self, view: Game) -> bool:
-        if view.is_over:
-            return False
-        pos = self.position(view)
-        if self.flag_run(pos) is not None:
-            return False
+    def accepts_draw(self, pos: Position) -> bool:
+        return pos.quiet_plies >= self.DEAD_PLIES or self._behind(pos)
+
+    @staticmethod
+    def _behind(pos: Position) -> bool:
         ours, theirs = pos.material()
-        return pos.quiet_plies >= self.DEAD_PLIES or ours < theirs * 0.85 - 0.5
+        return ours < theirs * 0.85 - 0.5
 
     # -- the search ------------------------------------------------------------------
 
