@@ -9,10 +9,11 @@ A pairing `A:B` plays A against B; game g gives A the seed g and B the seed 10_0
 plays White in even games and Black in odd ones. `raid:L` sends the scripted general raid
 (`p2pgotg.players.raid`) against level L and counts the raids that took L's Flag
 (`raid-through:L`: the blunter raid that also walks through moved pieces). The score is
-(wins + draws / 2) / games, with a 95% interval from the normal approximation; a raid
-rate's interval is Wilson's. Decision times are wall time inside `choose_action` on one
-core (the machine's other load included: run one benchmark at a time, and read the median
-before the p99). `--out FILE` appends each pairing's figures as a JSON line.
+(wins + draws / 2) / games, with a 95% interval from the normal approximation (Wilson's
+when every game went one way); a raid rate's interval is Wilson's. Decision times are wall
+time inside `choose_action` on one core (the machine's other load included: run one
+benchmark at a time, and read the median before the p99). `--out FILE` appends each
+pairing's figures as a JSON line.
 """
 
 from __future__ import annotations
@@ -64,6 +65,8 @@ def score_interval(wins: int, draws: int, games: int) -> tuple[float, float, flo
         return 0.0, 0.0, 0.0
     score = (wins + draws / 2) / games
     losses = games - wins - draws
+    if wins == games or losses == games:
+        return wilson(wins, games)  # (no spread to take a normal interval from)
     var = (wins * (1 - score) ** 2 + draws * (0.5 - score) ** 2 + losses * score**2) / games
     half = 1.96 * math.sqrt(var / games)
     return score, max(0.0, score - half), min(1.0, score + half)
