@@ -255,6 +255,8 @@ class SearchPlayer(HeuristicPlayer):
     # -- the search ------------------------------------------------------------------
 
     def search(self, pos: Position, moves: list[Move], start: float) -> tuple[float, Move]:
+        """(score, move) of the best candidate over the worlds the budget allows, the
+        decision having started at `start` on the budget's clock."""
         budget = self.budget
         deadline = None if budget.seconds is None else start + budget.seconds
         candidates = self._candidates(pos, moves)
