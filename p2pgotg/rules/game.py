@@ -35,6 +35,9 @@ class Piece:
     side: Side
     pid: int
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Piece:
+        return self  # (immutable: a copy of a game shares its values)
+
 
 def _pid_of(piece: Piece) -> int:
     return piece.pid
@@ -57,6 +60,9 @@ class PlyRecord:
     defender: Piece | None = None
     result: ChallengeResult | None = None
     lost_flag: Side | None = None  # whose flag left the board in this challenge
+
+    def __deepcopy__(self, memo: dict[int, object]) -> PlyRecord:
+        return self  # (immutable: a copy of a game shares its values)
 
 
 #: A position for the chasing rule: what stands on each square, and the side to move.
@@ -117,6 +123,22 @@ class Game:
         self._s.positions.append(self._key())
         self._undo: list[_Snapshot] = []
         self._check_stuck()
+
+    def __deepcopy__(self, memo: dict[int, object]) -> Game:
+        """An independent copy that shares the immutable values (pieces, moves, records,
+        positions) and copies every container a later move or `pop` changes."""
+        s = self._s
+        twin = Game.__new__(Game)
+        memo[id(self)] = twin
+        twin.options = self.options
+        twin._ranks = dict(self._ranks)
+        twin._s = _State(list(s.board), dict(s.where), dict(s.arrived), s.turn, s.ply,
+                         list(s.eliminated), list(s.records), list(s.positions), s.outcome)
+        twin._undo = [(list(board), dict(where), dict(arrived), turn, ply, n_elim, n_records,
+                       n_positions, outcome)
+                      for board, where, arrived, turn, ply, n_elim, n_records, n_positions,
+                      outcome in self._undo]
+        return twin
 
     # -- construction -------------------------------------------------------------------
 

@@ -22,6 +22,9 @@ class Move:
     from_square: int
     to_square: int
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Move:
+        return self  # (immutable: a copy of a game shares its values)
+
     def __post_init__(self) -> None:
         for sq in (self.from_square, self.to_square):
             if not (isinstance(sq, int) and 0 <= sq < SQUARES):

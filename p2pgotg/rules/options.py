@@ -43,6 +43,9 @@ class RuleOptions:
     clock_seconds: int = 0  # each player's total thinking time; 0 = no clock
     move_seconds: int = 0  # the most one move may take; 0 = no limit
 
+    def __deepcopy__(self, memo: dict[int, object]) -> RuleOptions:
+        return self  # (immutable: a copy of a game shares its values)
+
     def __post_init__(self) -> None:
         for name in ("clock_seconds", "move_seconds"):
             value = getattr(self, name)

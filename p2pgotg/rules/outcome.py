@@ -24,6 +24,9 @@ class Outcome:
     termination: Termination
     winner: Side | None  # None for a draw
 
+    def __deepcopy__(self, memo: dict[int, object]) -> Outcome:
+        return self  # (immutable: a copy of a game shares its values)
+
     def describe(self) -> str:
         reason = {
             Termination.FLAG_CAPTURED: "flag captured",
