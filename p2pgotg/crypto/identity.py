@@ -1,14 +1,26 @@
-"""Ed25519 identity keys and message signatures (GUIDE 4.6), as values: no files here."""
+"""Ed25519 identity keys and message signatures (GUIDE 4.6), as values: no files here.
+
+A signature is evidence only if the key behind it is a proper public key: a key of small
+order (the identity point among them) or outside the prime-order subgroup lets anyone make
+"signatures" that verify for any message. So a peer's key is validated once, in its hello
+(`valid_public_key`), and every signature is verified strictly (`verify`): RFC 8032's
+cofactorless equation with a canonical S < L (OpenSSL through `cryptography`), on a
+validated key.
+"""
 
 from __future__ import annotations
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 from cryptography.hazmat.primitives.serialization import Encoding, PublicFormat
+from nacl.bindings import crypto_core_ed25519_is_valid_point
 
 from p2pgotg.crypto.hashing import TAG_SIGN
 
 SIGNATURE_LEN = 64
+PUBLIC_KEY_LEN = 32
+#: The order of edwards25519's prime-order subgroup; a signature's S must be below it.
+L = 2**252 + 27742317777372353535851937790883648493
 
 
 def public_bytes(key: Ed25519PrivateKey) -> bytes:
@@ -21,15 +33,31 @@ def key_from_seed(seed: bytes) -> Ed25519PrivateKey:
     return Ed25519PrivateKey.from_private_bytes(seed)
 
 
+def valid_public_key(public_key: bytes) -> bool:
+    """True for a proper identity key: 32 bytes, a canonical encoding of a point on
+    edwards25519, not of small order, in the prime-order subgroup (libsodium's
+    `crypto_core_ed25519_is_valid_point`, the same check as the blind mode's points).
+
+    >>> valid_public_key(bytes([1]) + bytes(31))  # the identity point
+    False
+    """
+    return len(public_key) == PUBLIC_KEY_LEN and bool(
+        crypto_core_ed25519_is_valid_point(public_key))
+
+
 def sign(key: Ed25519PrivateKey, body: bytes) -> bytes:
     """Ed25519 signature over `tag || 0x00 || body` (the exact body bytes)."""
     return key.sign(TAG_SIGN + b"\x00" + body)
 
 
 def verify(public_key: bytes, body: bytes, signature: bytes) -> bool:
-    """True when `signature` is `public_key`'s signature over `body`."""
-    if len(public_key) != 32 or len(signature) != SIGNATURE_LEN:
+    """True when `signature` is `public_key`'s signature over `body`: S canonical (below L)
+    and the verification equation holding. The key itself is checked once, in the hello
+    that carries it (`valid_public_key`)."""
+    if len(public_key) != PUBLIC_KEY_LEN or len(signature) != SIGNATURE_LEN:
         return False
+    if int.from_bytes(signature[32:], "little") >= L:
+        return False  # a non-canonical S: the same signature in another encoding
     try:
         Ed25519PublicKey.from_public_bytes(public_key).verify(
             signature, TAG_SIGN + b"\x00" + body
