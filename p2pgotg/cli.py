@@ -46,6 +46,13 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         return 2
     report = replay(transcript)
     flow = report.flow
+    verdict = report.verdict
+
+    def who(role: str | None) -> str:
+        if role is None or flow.white is None:
+            return str(role)
+        return f"{'White' if role == flow.white else 'Black'} ({role})"
+
     print(f"transcript: {args.file}")
     print(f"written by: the {transcript.role}; {len(transcript.messages)} signed messages")
     if flow.game_id is not None:
@@ -58,11 +65,27 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         print(f"moves:      {flow.game.ply}")
     if flow.result is not None:
         termination, winner = flow.result
-        who = "draw" if winner is None else f"{winner} wins"
         how = termination.value.replace("_", " ") if termination else "a proven violation"
-        print(f"result:     {who} ({how})")
+        ended = f"{'draw' if winner is None else who(winner) + ' wins'} ({how})"
+        if verdict is not None and verdict.result() != ended:
+            print(f"game ended: {ended}")
+        print(f"result:     {verdict.result() if verdict is not None else ended}")
+    elif verdict is not None:
+        print(f"result:     {verdict.result()}")
     print(f"verdict:    {report.describe()}")
+    print(f"exit {int(report.finding)}:     {_FINDINGS[int(report.finding)]}")
     return int(report.finding)
+
+
+#: What each exit code of `verify` means (SPEC 2.8; README).
+_FINDINGS = {
+    0: "finished; the audit is complete and clean: the transcript proves the result",
+    1: "a rule was broken, proven by a message its breaker signed",
+    2: "the file cannot be read: missing, damaged, edited, forged or cut short",
+    3: "the game or its audit is not finished: nothing is proven yet",
+    4: "finished with no rule broken, but the result rests on a claim about time or "
+       "absence: its claimant's word, which no transcript can prove",
+}
 
 
 def _cmd_show(args: argparse.Namespace) -> int:
@@ -573,8 +596,10 @@ def build_parser() -> argparse.ArgumentParser:
     verify = sub.add_parser(
         "verify",
         help="check a saved game transcript",
-        description="Replay a saved transcript: exit 0 clean, 1 a rule was broken (the "
-        "message names who and where), 2 the file cannot be read, 3 the game is unfinished.",
+        description="Replay a saved transcript: exit 0 finished and clean (proven), 1 a rule "
+        "was broken (the message names who, which rule and where), 2 the file cannot be read "
+        "(damaged, edited, forged or cut short), 3 the game is unfinished, 4 finished and "
+        "clean but the result rests on a claim about time or absence (the claimant's word).",
     )
     verify.add_argument("file", help="a saved game (see: p2pgotg games)")
     verify.set_defaults(func=_cmd_verify)

@@ -106,3 +106,22 @@ class AuditReceived(Event):
 class AuditCompleted(Event):
     verdict: Verdict
 
+
+
+@dataclass(frozen=True)
+class ClaimMade(Event):
+    """A forfeit claim took effect: `role` says the other side ran out of time ("time"),
+    went away ("abandoned") or did not open its commitments ("audit"). The result then rests
+    on `role`'s word; the other side may sign a dispute of message `seq`."""
+
+    role: str
+    reason: str
+    seq: int  # the claim's sequence number among `role`'s messages
+
+
+@dataclass(frozen=True)
+class DisputeReceived(Event):
+    """`role` signed that it disputes the other side's claim (its message `claim`)."""
+
+    role: str
+    claim: int

@@ -4,16 +4,36 @@ One `GameFlow` serves three masters: each peer runs one over its own and the pee
 messages (with its own ranks revealed into the view), and `verify` runs one over a saved
 transcript with no secrets at all. Each `process` call is atomic: it checks everything
 first and raises `RuleViolation` before changing any state.
+
+Two peers process the same messages in different orders when messages cross on the wire,
+and `verify` of either transcript must judge the game the same way. So a message is judged
+by what its sender had seen (its own earlier messages and the other side's up to its `ack`),
+never by what the receiver happened to have processed: a reveal needs the other's commitment
+in its `ack`, a forfeit claim is checked in its claimant's own view, an action that crossed
+the end of the game on the wire is not a violation, and when two endings cross, a fixed rule
+(`EndKind`) picks the same one on both sides. Only a signed message that itself breaks a
+rule convicts its signer; what a file's owner could have left out or reordered (a gap in the
+sequence, an `ack` naming nothing held, a message of another game) proves nothing about
+anyone and is reported as such (`RuleViolation.signed` False).
 """
 
 from __future__ import annotations
 
+import copy
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from p2pgotg.crypto import coin_commitment, equal, host_is_white, ot, piece_commitment, setup_hash
+from p2pgotg.crypto import (
+    coin_commitment,
+    equal,
+    host_is_white,
+    ot,
+    piece_commitment,
+    setup_hash,
+    valid_public_key,
+)
 from p2pgotg.crypto.commitments import seed_commitment
 from p2pgotg.protocol.envelope import ZERO_HASH, Envelope
 from p2pgotg.protocol.errors import RuleViolation
@@ -22,7 +42,9 @@ from p2pgotg.protocol.events import (
     AuditReceived,
     ChallengeStarted,
     ChatReceived,
+    ClaimMade,
     ColoursDecided,
+    DisputeReceived,
     DrawDeclined,
     DrawOffered,
     Event,
@@ -100,9 +122,40 @@ class Phase(enum.Enum):
     DONE = "done"
 
 
-# Message types that act on the game and so may not follow its end knowingly.
-_GAME_ACTIONS = {"move", "reply", "claim_flag", "draw_accept", "draw_decline", "resign",
-                 "forfeit_claim", "setup_commit", "setup_reveal", "coin", "coin_open"}
+class EndKind(enum.IntEnum):
+    """How strong an ending is when two endings cross on the wire (neither sender had seen
+    the other's): a proof of cheating beats the rules, an ending by the rules beats a
+    resignation, and a resignation (a fact) beats a forfeit claim (a word). Two crossing
+    resignations, or two crossing claims, make a draw."""
+
+    CLAIM = 1
+    RESIGN = 2
+    RULES = 3
+    PROOF = 4
+
+
+#: What a side can owe, and which of these have a deadline of seconds (the automatic
+#: answers); "setup" has the setup deadline, "move" one only when a clock is set, "audit"
+#: the audit timeout.
+DUTIES = frozenset({"coin", "coin_open", "reveal", "reply", "blind_reply", "token"})
+OWED_WORDS = {
+    "coin": "its coin secret", "coin_open": "the opening of its coin", "setup": "its setup",
+    "reveal": "the reveal of its setup", "reply": "its reply to a challenge",
+    "blind_reply": "its table for a blind challenge", "token": "its outcome token",
+    "move": "a move", "audit": "its audit",
+}
+
+# Actions on the game: after the end, one whose sender knew of the end breaks `after-end`;
+# one that crossed the end on the wire is ignored, or decides the end (`EndKind`).
+_GAME_ACTIONS = frozenset({"move", "reply", "blind_reply", "blind_outcome", "blind_proof",
+                           "claim_flag", "draw_accept", "draw_decline", "resign"})
+# The handshake and the setup: after the end, one that crossed the end is still applied
+# (so that both sides agree whether both setups were revealed, which decides the audit).
+_SETUP_ACTIONS = frozenset({"coin", "coin_open", "setup_commit", "setup_reveal"})
+_STRONGEST = {"resign": EndKind.RESIGN, "forfeit_claim": EndKind.CLAIM,
+              "blind_proof": EndKind.PROOF, "move": EndKind.RULES, "reply": EndKind.RULES,
+              "blind_outcome": EndKind.RULES, "claim_flag": EndKind.RULES,
+              "draw_accept": EndKind.RULES}
 
 
 @dataclass
@@ -113,6 +166,7 @@ class _Sender:
     hashes: list[bytes] = field(default_factory=list)
     envelopes: list[bytes] = field(default_factory=list)
     index_of: dict[bytes, int] = field(default_factory=dict)
+    acks: list[int] = field(default_factory=list)  # each message's ack (other role's index)
     last_ack: int = -1  # index into the other role's messages
 
 
@@ -139,6 +193,8 @@ class _Pending:
     cts: tuple[bytes, ...] = ()  # blind mode: the defender's 15 ciphertexts
     move_index: int = -1
     reply_index: int = -1
+    attacker_pid: int = -1
+    defender_pid: int = -1
 
 
 @dataclass(frozen=True)
@@ -158,10 +214,20 @@ class BlindRecord:
     reply_index: int  # transcript index of the defender's table
 
 
+Fail = Callable[..., RuleViolation]
+
+# The state a crossing action may change and, when it does not decide the end after all,
+# gets back (`_snapshot`, `_restore`).
+_TRIAL_STATE = ("game", "pending", "unresolved", "phase", "draw_offer", "result", "end_role",
+                "end_seq", "end_kind", "endings", "claimants", "claims", "blind_log",
+                "used_points", "proof_verdict")
+
+
 class GameFlow:
     """Checks and applies the messages of both sides in transcript order."""
 
-    def __init__(self) -> None:
+    def __init__(self, trusted: bool = False) -> None:
+        self.trusted = trusted  # every message was checked once already: skip signatures
         self.phase = Phase.HELLO
         self.senders = {HOST: _Sender(), JOINER: _Sender()}
         self.transcript: list[tuple[str, bytes]] = []  # (role, envelope bytes) as processed
@@ -172,19 +238,32 @@ class GameFlow:
         self.host_coin: bytes | None = None
         self.white: str | None = None
         self.setup_commits: dict[str, bytes] = {}
+        self.commit_seq: dict[str, int] = {}
         self.reveals: dict[str, _Reveal] = {}
+        self.reveal_seq: dict[str, int] = {}
         self.game: Game | None = None
         self.pending: _Pending | None = None
+        self.unresolved: _Pending | None = None  # the challenge in flight when it ended
         self.draw_offer: str | None = None
-        self.end_role: str | None = None  # whose message ended the game
-        self.end_seq: int | None = None
         self.result: tuple[Termination | None, str | None] | None = None
+        self.end_role: str | None = None  # whose message decided the end
+        self.end_seq: int | None = None
+        self.end_kind: EndKind | None = None
+        self.endings: dict[str, int] = {}  # role -> its first message that ended the game
+        self.claimants: tuple[str, ...] = ()  # the claims the result rests on
+        self.claims: dict[str, set[int]] = {HOST: set(), JOINER: set()}  # that took effect
+        self.audit_claim: tuple[str, int] | None = None  # (claimant, seq), while it stands
+        self.disputes: dict[str, int] = {}  # role -> the other's claim it disputes
         self.audits: dict[str, tuple[bytes, bytes, bytes]] = {}
+        self.audit_seq: dict[str, int] = {}
         self.verdict: Verdict | None = None
+        self.proof_verdict: Verdict | None = None
         self.blind_log: list[BlindRecord] = []
         self.used_points: set[bytes] = set()
         self._multiples: dict[str, set[bytes]] = {}  # i*S for i in 1..15, per sender key
         self._reveal_index: dict[str, int] = {}
+        self._audit_problem: tuple[str, str, str, int] | None = None
+        self._audit_replayed = False
 
     # -- helpers ------------------------------------------------------------------------
 
@@ -210,6 +289,44 @@ class GameFlow:
     def is_over(self) -> bool:
         return self.result is not None
 
+    def owes(self, role: str) -> str | None:
+        """What `role` owes next in this flow's view (a key of `OWED_WORDS`), or None.
+        Claims are judged with it in the claimant's view, and the driver times it."""
+        if self.game_id is None:
+            return None
+        if self.is_over:
+            both = len(self.reveals) == 2
+            return "audit" if both and role not in self.audits else None
+        if self.phase is Phase.COIN:
+            return "coin" if role == HOST else None
+        if self.phase is Phase.COIN_OPEN:
+            return "coin_open" if role == JOINER else None
+        if self.phase is Phase.SETUP:
+            if role not in self.setup_commits:
+                return "setup"
+            if len(self.setup_commits) == 2 and role not in self.reveals:
+                return "reveal"
+            return None
+        if self.phase is not Phase.PLAY or self.game is None:
+            return None
+        pending = self.pending
+        if pending is not None:
+            if pending.attacker != role:
+                if pending.n < 0:
+                    return "reply"
+                return None if pending.cts else "blind_reply"
+            return "token" if pending.n >= 0 and pending.cts else None
+        return "move" if self.role_of(self.game.turn) == role else None
+
+    def _ours(self, body: Body) -> bool:
+        return equal(body.game or b"", self.game_id or b"")
+
+    def _knew_end(self, role: str, ack: int) -> bool:
+        """Whether the game was over in the view of `role`'s message with this `ack`: it
+        had ended the game itself, or had seen the other side's message that did."""
+        theirs = self.endings.get(other(role))
+        return role in self.endings or (theirs is not None and ack >= theirs)
+
     # -- the entry point ----------------------------------------------------------------
 
     def process(self, role: str, data: bytes, sealed_here: bool = False
@@ -230,6 +347,7 @@ class GameFlow:
         sender = self.senders[role]
         key = sender.key
         body: Body | None = None
+        trusted = sealed_here or self.trusted
         if key is None:  # the sender's first message must be its hello, carrying the key
             try:
                 body = env.body()
@@ -239,7 +357,14 @@ class GameFlow:
                 raise fail("hello-first", f"the first message must be hello, not {body.type}",
                            signed=False)
             key = body["key"]
-        if not sealed_here and not env.verified_by(key):
+            if not trusted and not env.verified_by(key):
+                raise fail("bad-signature", "the signature does not verify with the key in "
+                           "the hello", signed=False)
+            if not valid_public_key(key):
+                raise fail("bad-key", "the hello's key is not a proper Ed25519 public key "
+                           "(small order, outside the prime-order subgroup, or not canonical): "
+                           "its signatures would prove nothing")
+        elif not trusted and not env.verified_by(key):
             raise fail("bad-signature", "the signature does not verify with the sender's key",
                        signed=False)
         if body is None:
@@ -250,13 +375,17 @@ class GameFlow:
         # the chain
         seq = body.seq
         if seq < len(sender.hashes):
-            if sender.envelopes[seq] == data:
+            if sender.envelopes[seq] == data or equal(sender.hashes[seq], env.hash):
                 return [], False  # a resend after a reconnect: already applied
-            if equal(sender.hashes[seq], env.hash):
-                return [], False  # same body, signed again: nothing new
+            if seq == 0 or not self._ours(body):
+                raise fail("game-id", "a message of another game in the place of one of this "
+                           "game's", signed=False)
             raise fail("equivocation", f"a second, different message with sequence {seq}")
         if seq != len(sender.hashes):
-            raise fail("sequence", f"sequence {seq} where {len(sender.hashes)} was due")
+            raise fail("sequence", f"sequence {seq} where {len(sender.hashes)} was due: a "
+                       "message of the sender is missing here", signed=False)
+        if body.type != "hello" and not self._ours(body):
+            raise fail("game-id", "the message belongs to another game", signed=False)
         if not equal(body.prev, self.last_hash(role)):
             raise fail("chain-prev", "prev is not the hash of the sender's previous message")
         peer = self.senders[other(role)]
@@ -265,19 +394,18 @@ class GameFlow:
         elif body.ack in peer.index_of:
             ack = peer.index_of[body.ack]
         else:
-            raise fail("chain-ack", "ack names no message of the other side seen so far")
+            raise fail("chain-ack", "ack names no message of the other side held here",
+                       signed=False)
         if ack < sender.last_ack:
-            raise fail("chain-ack", "ack goes back to an older message")
-        if body.type != "hello" and not equal(body.game or b"", self.game_id or b""):
-            raise fail("game-id", "the message belongs to another game")
+            raise fail("chain-ack", "ack goes back to an older message than the sender's "
+                       "previous ack")
 
-        handler: Callable[[str, Body, int, Callable[..., RuleViolation]], list[Event]] | None
+        handler: Callable[[str, Body, int, Fail], list[Event]] | None
         handler = getattr(self, f"_on_{body.type}", None)
         assert handler is not None, body.type
-        if self.is_over and body.type in _GAME_ACTIONS and not (
-            body.type == "forfeit_claim" and self.phase is Phase.AUDIT
-        ):
-            events = self._after_end(role, body, ack, fail)
+        if self.is_over and (body.type in _GAME_ACTIONS or body.type in _SETUP_ACTIONS or (
+                body.type == "forfeit_claim" and body["reason"] != "audit")):
+            events = self._after_end(role, body, ack, fail, handler)
         else:
             events = handler(role, body, ack, fail)
         # commit the chain state only after the handler accepted the message
@@ -285,14 +413,15 @@ class GameFlow:
         sender.hashes.append(env.hash)
         sender.envelopes.append(data)
         sender.index_of[env.hash] = seq
+        sender.acks.append(ack)
         sender.last_ack = ack
         self.transcript.append((role, data))
-        events += self._maybe_finish_audit()
+        events += self._decide()
         return events, True
 
     # -- hello and coin -----------------------------------------------------------------
 
-    def _on_hello(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
+    def _on_hello(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         if body["role"] != role:
             raise fail("hello-role", f"a {role} sent a hello claiming to be {body['role']}")
         if body["version"] != PROTOCOL_VERSION:
@@ -328,39 +457,46 @@ class GameFlow:
         self.phase = Phase.COIN
         return [GameIdentified(self.game_id, options)]
 
-    def _on_coin(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
-        if role != HOST or self.phase is not Phase.COIN:
+    def _on_coin(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
+        if role != HOST or JOINER not in self.hellos or self.host_coin is not None:
             raise fail("out-of-turn", "only the host sends coin, once, after both hellos")
         self.host_coin = body["secret"]
-        self.phase = Phase.COIN_OPEN
+        if not self.is_over:
+            self.phase = Phase.COIN_OPEN
         return []
 
-    def _on_coin_open(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
-        if role != JOINER or self.phase is not Phase.COIN_OPEN:
+    def _on_coin_open(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
+        if role != JOINER or self.host_coin is None or self.white is not None:
             raise fail("out-of-turn", "only the joiner opens its coin, once, after the host's")
-        assert self.game_id is not None and self.host_coin is not None
+        assert self.game_id is not None
         joiner = self.hellos[JOINER]
         if not equal(coin_commitment(self.game_id, joiner["key"], body["secret"]),
                      joiner["coin"]):
             raise fail("coin-open", "the coin secret does not open the joiner's commitment")
         self.white = HOST if host_is_white(self.game_id, self.host_coin, body["secret"]) \
             else JOINER
-        self.phase = Phase.SETUP
+        if not self.is_over:
+            self.phase = Phase.SETUP
         return [ColoursDecided(self.white)]
 
     # -- setup --------------------------------------------------------------------------
 
-    def _on_setup_commit(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
-        if self.phase is not Phase.SETUP or role in self.setup_commits:
-            raise fail("out-of-turn", "one setup commitment per side, in the setup phase")
+    def _on_setup_commit(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
+        if self.white is None or role in self.setup_commits:
+            raise fail("out-of-turn", "one setup commitment per side, once the coin is tossed")
         self.setup_commits[role] = body["hash"]
+        self.commit_seq[role] = self.next_seq(role)
         return [SetupCommitted(role)]
 
-    def _on_setup_reveal(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
-        if self.phase is not Phase.SETUP or role in self.reveals:
-            raise fail("out-of-turn", "one setup reveal per side, in the setup phase")
-        if len(self.setup_commits) != 2:
-            raise fail("privacy-screen", "a setup is revealed only after both are committed")
+    def _on_setup_reveal(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
+        if role in self.reveals or self.white is None:
+            raise fail("out-of-turn", "one setup reveal per side, in the setup")
+        them = other(role)
+        if role not in self.setup_commits or them not in self.setup_commits \
+                or ack < self.commit_seq[them]:
+            raise fail("privacy-screen", "a setup is revealed only after both are committed "
+                       "(by what its sender had seen: its ack must reach the other side's "
+                       "commitment)")
         assert self.game_id is not None
         squares = tuple(body["squares"])
         commits = tuple(body["commits"][i * 32:(i + 1) * 32] for i in range(21))
@@ -384,6 +520,7 @@ class GameFlow:
         elif point is not None:
             raise fail("setup-fields", "an open game's setup reveal carries no OT key")
         self.reveals[role] = _Reveal(squares, commits, body["seed_commit"], point)
+        self.reveal_seq[role] = self.next_seq(role)
         self._reveal_index[role] = len(self.transcript)
         events: list[Event] = []
         if len(self.reveals) == 2:
@@ -391,13 +528,20 @@ class GameFlow:
                 self.role_of(Side.BLACK)]
             assert self.options is not None
             self.game = Game(white.squares, black.squares, self.options)
-            self.phase = Phase.PLAY
-            events.append(GameStarted())
+            if self.result is None:
+                self.phase = Phase.PLAY
+                events.append(GameStarted())
+            else:  # both setups are out, though the game ended first: the audit follows
+                termination, winner = self.result
+                if termination is not None and not self.game.is_over:
+                    self.game.end(Outcome(termination, None if winner is None
+                                          else self.side_of(winner)))
+                self.phase = Phase.AUDIT
         return events
 
     # -- play ---------------------------------------------------------------------------
 
-    def _check_opening(self, role: str, pid: int, rank: int, salt: bytes, fail: Any,
+    def _check_opening(self, role: str, pid: int, rank: int, salt: bytes, fail: Fail,
                        what: str) -> Rank:
         assert self.game_id is not None
         expected = self.reveals[role].commits[pid]
@@ -411,7 +555,7 @@ class GameFlow:
             raise fail("false-opening", f"{what}: piece {pid} was already opened as {known}")
         return Rank(rank)
 
-    def _require_turn(self, role: str, fail: Any, what: str) -> Game:
+    def _require_turn(self, role: str, fail: Fail, what: str) -> Game:
         if self.phase is not Phase.PLAY or self.game is None:
             raise fail("out-of-turn", f"{what} outside play")
         if self.pending is not None:
@@ -420,7 +564,7 @@ class GameFlow:
             raise fail("out-of-turn", f"{what} when it is not the sender's turn")
         return self.game
 
-    def _on_move(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
+    def _on_move(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         game = self._require_turn(role, fail, "a move")
         if body["ply"] != game.ply:
             raise fail("out-of-turn", f"a move for ply {body['ply']} at ply {game.ply}")
@@ -484,16 +628,20 @@ class GameFlow:
         if body.get("draw"):
             self.draw_offer = role
             events.append(DrawOffered(role))
-        if challenge and blind:
-            self.used_points.add(point)
-            self.pending = _Pending(role, move, game.ply, None, len(self.blind_log), point,
-                                    move_index=len(self.transcript))
-            events.append(ChallengeStarted(role, move, None))
-            return events
         if challenge:
-            assert rank is not None
-            game.reveal(piece, rank)
-            self.pending = _Pending(role, move, game.ply, rank)
+            target = game.piece_at(move.to_square)
+            assert target is not None
+            if blind:
+                self.used_points.add(point)
+                self.pending = _Pending(role, move, game.ply, None, len(self.blind_log), point,
+                                        move_index=len(self.transcript),
+                                        attacker_pid=piece.pid, defender_pid=target.pid)
+            else:
+                assert rank is not None
+                game.reveal(piece, rank)
+                self.pending = _Pending(role, move, game.ply, rank,
+                                        move_index=len(self.transcript),
+                                        attacker_pid=piece.pid, defender_pid=target.pid)
             events.append(ChallengeStarted(role, move, rank))
             return events
         record = game.push(move)
@@ -501,12 +649,12 @@ class GameFlow:
         if claim_piece is not None:
             game.reveal(claim_piece, Rank.FLAG)
         if claim_piece is not None and not game.is_over:
-            events += self._end(role, game.claim_flag_run(side, claim_piece))
+            events += self._end(role, game.claim_flag_run(side, claim_piece), EndKind.RULES)
         elif game.outcome is not None:
-            events += self._end(role, game.outcome)
+            events += self._end(role, game.outcome, EndKind.RULES)
         return events
 
-    def _check_point(self, defender: str, point: bytes, fail: Any) -> None:
+    def _check_point(self, defender: str, point: bytes, fail: Fail) -> None:
         """A blind challenge's R: a proper group element, never seen before in this game,
         and not i*S of the defender's key (which would make a slot key trivial)."""
         try:
@@ -527,7 +675,7 @@ class GameFlow:
         if point in multiples:
             raise fail("invalid-point", "R is a multiple of the defender's S")
 
-    def _blind_pending(self, role: str, body: Body, fail: Any, *, attacker: bool,
+    def _blind_pending(self, role: str, body: Body, fail: Fail, *, attacker: bool,
                        replied: bool) -> _Pending:
         pending = self.pending
         if self.phase is not Phase.PLAY or pending is None or pending.n < 0:
@@ -539,7 +687,7 @@ class GameFlow:
                        f"ply {pending.ply}")
         return pending
 
-    def _on_blind_reply(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
+    def _on_blind_reply(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         pending = self._blind_pending(role, body, fail, attacker=False, replied=False)
         c, e = body["commits"], body["cts"]
         pending.commits = tuple(c[i * 32:(i + 1) * 32] for i in range(ot.OUTCOMES))
@@ -547,7 +695,7 @@ class GameFlow:
         pending.reply_index = len(self.transcript)
         return []
 
-    def _on_blind_outcome(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
+    def _on_blind_outcome(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         pending = self._blind_pending(role, body, fail, attacker=True, replied=True)
         assert self.game_id is not None and self.game is not None
         outcome = ot.find_outcome(self.game_id, pending.n, body["token"], pending.commits)
@@ -571,10 +719,10 @@ class GameFlow:
         self.pending = None
         events: list[Event] = [MovePlayed(role, record)]
         if game.outcome is not None:
-            events += self._end(role, game.outcome)
+            events += self._end(role, game.outcome, EndKind.RULES)
         return events
 
-    def _on_blind_proof(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
+    def _on_blind_proof(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         """The attacker shows the defender's table gave it no valid outcome."""
         pending = self._blind_pending(role, body, fail, attacker=True, replied=True)
         assert self.game_id is not None and self.game is not None
@@ -596,18 +744,17 @@ class GameFlow:
             raise fail("false-proof", "the slot decrypts to a valid outcome for that rank")
         what = ("opens none of its commitments" if outcome is None
                 else f"gives outcome {outcome}, impossible for a {rank.display_name}")
-        self.pending = None
-        events = self._finish(role, None, role)
-        self.verdict = Verdict(None, role, clean=False, audit_complete=False,
-                               cheater=other(role), rule="blind-bad-token",
-                               detail=f"the defender's table for challenge {pending.n} "
-                               f"{what}; the attacker's proof is message "
-                               f"{len(self.transcript)}",
-                               index=len(self.transcript))
+        events = self._finish(role, None, role, EndKind.PROOF)
+        self.unresolved = None  # (settled by the proof, not by the audit)
+        self.proof_verdict = Verdict(
+            None, role, clean=False, audit_complete=False, cheater=other(role),
+            rule="blind-bad-token", detail=f"the table of challenge {pending.n} (message "
+            f"{pending.reply_index}) {what}; the attacker's proof is message "
+            f"{len(self.transcript)}", index=pending.reply_index, white=self.white)
         self.phase = Phase.DONE
-        return [*events, AuditCompleted(self.verdict)]
+        return events
 
-    def _on_reply(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
+    def _on_reply(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         pending = self.pending
         if self.phase is not Phase.PLAY or pending is None or pending.attacker == role \
                 or pending.n >= 0:
@@ -626,10 +773,10 @@ class GameFlow:
         self.pending = None
         events: list[Event] = [MovePlayed(pending.attacker, record, pending.rank, rank)]
         if game.outcome is not None:
-            events += self._end(role, game.outcome)
+            events += self._end(role, game.outcome, EndKind.RULES)
         return events
 
-    def _on_claim_flag(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
+    def _on_claim_flag(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         game = self._require_turn(role, fail, "a flag claim")
         pid, rank, salt = body["claim"]
         self._check_opening(role, pid, rank, salt, fail, "flag claim")
@@ -641,117 +788,230 @@ class GameFlow:
         if problem:
             raise fail("false-flag-claim", problem)
         game.reveal(piece, Rank.FLAG)
-        return self._end(role, game.claim_flag_run(side, piece))
+        return self._end(role, game.claim_flag_run(side, piece), EndKind.RULES)
 
-    def _on_draw_accept(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
+    def _on_draw_accept(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         game = self._require_turn(role, fail, "accepting a draw")
         if self.draw_offer != other(role):
             raise fail("no-draw-offer", "there is no draw offer to accept")
-        return self._end(role, game.agree_draw())
+        return self._end(role, game.agree_draw(), EndKind.RULES)
 
-    def _on_draw_decline(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
+    def _on_draw_decline(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         self._require_turn(role, fail, "declining a draw")
         if self.draw_offer != other(role):
             raise fail("no-draw-offer", "there is no draw offer to decline")
         self.draw_offer = None
         return [DrawDeclined(role)]
 
-    def _on_resign(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
+    def _on_resign(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         if self.phase is not Phase.PLAY or self.game is None:
             raise fail("out-of-turn", "resigning before the game has started")
-        self.pending = None
-        return self._end(role, Outcome(Termination.RESIGNATION, self.side_of(other(role))))
+        return self._end(role, Outcome(Termination.RESIGNATION, self.side_of(other(role))),
+                         EndKind.RESIGN)
 
-    def _on_forfeit_claim(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
-        if self.phase is Phase.AUDIT:
-            return self._audit_refused(role, fail)
-        if self.phase is Phase.HELLO or self.game_id is None:
-            raise fail("out-of-turn", "nothing to claim before both hellos")
-        termination = (Termination.TIME_FORFEIT if body["reason"] == "time"
-                       else Termination.ABANDONMENT)
-        self.pending = None
-        return self._finish(role, termination, role)
-
-    def _on_chat(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
+    def _on_chat(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         if self.game_id is None:
             raise fail("out-of-turn", "chat before both hellos")
         return [ChatReceived(role, body["text"])]
 
-    # -- the end and the audit ----------------------------------------------------------
+    # -- claims -------------------------------------------------------------------------
 
-    def _end(self, role: str, outcome: Outcome) -> list[Event]:
+    def _on_forfeit_claim(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
+        reason = body["reason"]
+        seq = self.next_seq(role)
+        if reason == "audit":
+            return self._audit_claim(role, seq, ack, fail)
+        view = self.view_of(role, ack)
+        problem = claim_problem(view, role, reason)
+        if problem:
+            raise fail("false-claim", problem)
+        termination = Termination.TIME_FORFEIT if reason == "time" else Termination.ABANDONMENT
+        self.claims[role].add(seq)
+        events = self._finish(role, termination, role, EndKind.CLAIM, claimants=(role,))
+        return [*events, ClaimMade(role, reason, seq)]
+
+    def _audit_claim(self, role: str, seq: int, ack: int, fail: Fail) -> list[Event]:
+        """`role` says the other side did not open its commitments in time."""
+        them = other(role)
+        if not self._knew_end(role, ack):
+            raise fail("false-claim", "an audit claim before the game was over in the "
+                       "claimant's view")
+        if len(self.reveals) != 2:
+            raise fail("false-claim", "no audit follows a game whose setups were not both "
+                       "revealed")
+        if role not in self.audits:
+            raise fail("false-claim", "an audit claim before the claimant's own audit")
+        if self.audit_claim is not None and self.audit_claim[0] == role:
+            raise fail("false-claim", "a second audit claim")
+        if them in self.audits:
+            if self.audit_seq[them] <= ack:
+                raise fail("false-claim", "the other side's audit had reached the claimant")
+            return [MessageIgnored(role, "forfeit_claim")]  # crossed by that audit: void
+        self.audit_claim = (role, seq)
+        self.claims[role].add(seq)
+        return [ClaimMade(role, "audit", seq)]
+
+    def view_of(self, role: str, ack: int) -> GameFlow:
+        """The flow as `role` saw it when it sent a message with this `ack`: its own earlier
+        messages and the other side's up to `ack`, in the order `role` processed them (its
+        own acks tell that order). That is this flow itself unless some of the other side's
+        messages crossed (were processed here, not yet seen by `role`); then it is rebuilt,
+        which is rare (claims only) and costs a replay without signature checks."""
+        mine, theirs = self.senders[role], self.senders[other(role)]
+        if ack == len(theirs.hashes) - 1:
+            return self
+        view = GameFlow(trusted=True)
+        placed = 0
+        try:
+            for k, data in enumerate(mine.envelopes):
+                while placed <= mine.acks[k]:
+                    view.process(other(role), theirs.envelopes[placed])
+                    placed += 1
+                view.process(role, data)
+            while placed <= ack:
+                view.process(other(role), theirs.envelopes[placed])
+                placed += 1
+        except RuleViolation:  # (every message passed once: an order no peer had)
+            return self
+        return view
+
+    def _on_dispute(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
+        claim, them = body["claim"], other(role)
+        if claim > ack or claim not in self.claims[them]:
+            raise fail("out-of-turn", "a dispute names a claim of the other side that took "
+                       "effect and that its sender had received")
+        if role in self.disputes:
+            raise fail("out-of-turn", "one dispute per side")
+        self.disputes[role] = claim
+        return [DisputeReceived(role, claim)]
+
+    # -- the end ------------------------------------------------------------------------
+
+    def _end(self, role: str, outcome: Outcome, kind: EndKind) -> list[Event]:
         winner = None if outcome.winner is None else self.role_of(outcome.winner)
         if self.game is not None and not self.game.is_over:
             self.game.end(outcome)
-        return self._finish(role, outcome.termination, winner)
+        return self._finish(role, outcome.termination, winner, kind)
 
-    def _finish(self, role: str, termination: Termination | None, winner: str | None
-                ) -> list[Event]:
+    def _finish(self, role: str, termination: Termination | None, winner: str | None,
+                kind: EndKind, claimants: tuple[str, ...] = ()) -> list[Event]:
         """The game is over (`termination` None: ended by a proven violation)."""
         self.result = (termination, winner)
-        self.end_role, self.end_seq = role, self.next_seq(role)
-        started = self.game is not None
-        self.phase = Phase.AUDIT if started else Phase.DONE
-        if not started:
-            self.verdict = Verdict(termination, winner, clean=True, audit_complete=False,
-                                   detail="the game ended before play began")
+        self.end_role, self.end_seq, self.end_kind = role, self.next_seq(role), kind
+        self.endings.setdefault(role, self.next_seq(role))
+        self.claimants = claimants
+        if self.game is not None and termination is not None and not self.game.is_over:
+            self.game.end(Outcome(termination, None if winner is None else self.side_of(winner)))
+        if self.pending is not None:
+            self.unresolved, self.pending = self.pending, None
+        self.phase = Phase.AUDIT if len(self.reveals) == 2 else Phase.DONE
         winner_side = self.side_of(winner) if winner is not None and self.white else None
         return [GameEnded(termination, winner, winner_side)]
 
-    def _after_end(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
-        """A game action after the end is fine only if it crossed the end on the wire."""
-        assert self.end_role is not None and self.end_seq is not None
-        knew = role == self.end_role or ack >= self.end_seq
-        if knew:
+    def _after_end(self, role: str, body: Body, ack: int, fail: Fail,
+                   handler: Callable[[str, Body, int, Fail], list[Event]]) -> list[Event]:
+        """An action after the end: a violation if its sender knew of the end; otherwise it
+        crossed the end on the wire. A crossing setup message is applied; a crossing game
+        action is ignored, unless it is itself an ending stronger than the one that ended
+        the game here (`EndKind`), which then decides; two crossing resignations, or two
+        crossing claims, make a draw."""
+        if self._knew_end(role, ack):
             raise fail("after-end", f"{body.type} after the game ended")
+        if body.type in _SETUP_ACTIONS:
+            return handler(role, body, ack, fail)
+        assert self.end_kind is not None
+        seq = self.next_seq(role)
+        strongest = _STRONGEST.get(body.type)
+        if body.type == "forfeit_claim":  # a false claim is false even when it crosses
+            problem = claim_problem(self.view_of(role, ack), role, body["reason"])
+            if problem:
+                raise fail("false-claim", problem)
+        if strongest in (EndKind.RESIGN, EndKind.CLAIM) and strongest == self.end_kind:
+            return self._draw_of_crossing_ends(role, body, seq, strongest)
+        if strongest is None or strongest <= self.end_kind:
+            if strongest in (EndKind.RESIGN, EndKind.CLAIM, EndKind.PROOF):
+                self.endings.setdefault(role, seq)
+            return [MessageIgnored(role, body.type)]
+        before = self.end_kind
+        saved = self._snapshot()
+        self._retract_end()
+        try:
+            events = handler(role, body, ack, fail)
+        except RuleViolation:
+            self._restore(saved)
+            raise
+        if self.end_kind is not None and self.end_kind > before and self.end_seq == seq \
+                and self.end_role == role:
+            return events  # it decides the end
+        ended = self.end_seq == seq and self.end_role == role
+        self._restore(saved)
+        if ended:
+            self.endings.setdefault(role, seq)
         return [MessageIgnored(role, body.type)]
 
-    def _audit_refused(self, role: str, fail: Any) -> list[Event]:
-        """The other side has not opened its commitments in time: it loses."""
-        if role not in self.audits:
-            raise fail("out-of-turn", "a side claims an audit refusal only after its own audit")
-        if other(role) in self.audits:
-            raise fail("after-end", "the other side's audit is already in")
-        self.verdict = Verdict(
-            Termination.ABANDONMENT, role, clean=False, audit_complete=False,
-            cheater=other(role), rule="audit-refused",
-            detail=f"{other(role)} did not open its commitments in time; {role} claimed "
-            "the game (the claim is the claimant's word on the time; the missing audit is "
-            "in the transcript for anyone to see)",
-            index=len(self.transcript),
-        )
-        self.phase = Phase.DONE
-        return [AuditCompleted(self.verdict)]
+    def _draw_of_crossing_ends(self, role: str, body: Body, seq: int, kind: EndKind
+                               ) -> list[Event]:
+        """Both sides resigned, or both claimed, without seeing the other's: a draw."""
+        self.endings.setdefault(role, seq)
+        if self.game is not None and self.game.is_over:
+            self.game.pop()
+        assert self.result is not None
+        if kind is EndKind.RESIGN:
+            termination: Termination | None = Termination.RESIGNATION
+            claimants: tuple[str, ...] = ()
+        else:  # the host's claim names the termination
+            host_claims = role == HOST
+            reason = body["reason"]
+            mine = Termination.TIME_FORFEIT if reason == "time" else Termination.ABANDONMENT
+            termination = mine if host_claims else self.result[0]
+            claimants = ROLES
+            self.claims[role].add(seq)
+        self.result = (termination, None)
+        self.claimants = claimants
+        self.end_role, self.end_seq = role, seq
+        if self.game is not None and termination is not None:
+            self.game.end(Outcome(termination, None))
+        events: list[Event] = [GameEnded(termination, None, None)]
+        if kind is EndKind.CLAIM:
+            events.append(ClaimMade(role, body["reason"], seq))
+        return events
 
-    def conclusion(self) -> Verdict | None:
-        """The verdict so far: the audit's when it is complete, the claimant's when the game
-        ended by a forfeit claim and the claimant's own audit is in, else None."""
-        if self.verdict is not None:
-            return self.verdict
-        if self.result is None:
-            return None
-        termination, winner = self.result
-        claim = termination in (Termination.TIME_FORFEIT, Termination.ABANDONMENT)
-        if claim and winner is not None and winner in self.audits:
-            return Verdict(termination, winner, clean=True, audit_complete=False,
-                           detail=f"{other(winner)} never opened its commitments")
-        return None
+    def _snapshot(self) -> dict[str, Any]:
+        return {name: copy.deepcopy(getattr(self, name)) for name in _TRIAL_STATE}
 
-    def _on_audit(self, role: str, body: Body, ack: int, fail: Any) -> list[Event]:
-        if self.phase not in (Phase.AUDIT, Phase.DONE) or not self.is_over:
+    def _restore(self, saved: dict[str, Any]) -> None:
+        for name, value in saved.items():
+            setattr(self, name, value)
+
+    def _retract_end(self) -> None:
+        """Undo a resignation or a claim, so that a crossing action is judged on the board
+        its sender saw (neither changed the board)."""
+        if self.game is not None and self.game.is_over and self.end_kind in (
+                EndKind.CLAIM, EndKind.RESIGN):
+            self.game.pop()
+        self.result = None
+        self.end_role = self.end_seq = self.end_kind = None
+        self.claimants = ()
+        self.pending, self.unresolved = self.unresolved, None
+        self.phase = Phase.PLAY if self.game is not None else self.phase
+
+    # -- the audit and the verdict ------------------------------------------------------
+
+    def _on_audit(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
+        if not self.is_over or not self._knew_end(role, ack):
             raise fail("out-of-turn", "the audit comes after the end of the game")
+        them = other(role)
         if role in self.audits:
             raise fail("out-of-turn", "one audit per side")
-        if role not in self.reveals:
-            raise fail("out-of-turn", "no revealed setup to audit")
+        if role not in self.reveals or them not in self.reveals or (
+                self.reveal_seq[them] > ack):
+            raise fail("out-of-turn", "no audit before both setups were revealed")
         assert self.game_id is not None
         ranks, salts, seed = body["ranks"], body["salts"], body["seed"]
         reveal = self.reveals[role]
         key = self.hellos[role]["key"]
         for pid in range(21):
             rank = ranks[pid]
-            if rank > 14:
-                raise fail("false-opening", f"audit: rank index {rank} for piece {pid}")
             salt = salts[pid * 32:(pid + 1) * 32]
             if not equal(piece_commitment(self.game_id, key, pid, rank, salt),
                          reveal.commits[pid]):
@@ -764,24 +1024,82 @@ class GameFlow:
             raise fail("composition", "the committed setup is not the 21-piece set: "
                        + ", ".join(wrong))
         self.audits[role] = (ranks, salts, seed)
-        return [AuditReceived(role)]
+        self.audit_seq[role] = self.next_seq(role)
+        events: list[Event] = [AuditReceived(role)]
+        standing = self.audit_claim
+        if standing is not None and standing[0] == them and ack < standing[1]:
+            self.audit_claim = None  # this audit crossed the claim: the audit decides
+        return events
 
-    def _maybe_finish_audit(self) -> list[Event]:
-        if self.verdict is not None or len(self.audits) != 2 or self.result is None:
+    def _decide(self) -> list[Event]:
+        """The verdict, whenever what it rests on changed; an event when it is new."""
+        verdict = self._verdict_now()
+        if verdict == self.verdict:
             return []
-        problem = self._replay()
+        self.verdict = verdict
+        if verdict is not None:
+            self.phase = Phase.DONE
+            return [AuditCompleted(verdict)]
+        return []
+
+    def _verdict_now(self) -> Verdict | None:
+        if self.proof_verdict is not None:
+            return self.proof_verdict
+        if self.result is None:
+            return None
         termination, winner = self.result
-        if problem is not None:
-            cheater, rule, detail, index = problem
-            self.verdict = Verdict(None, other(cheater), clean=False, audit_complete=True,
-                                   cheater=cheater, rule=rule, detail=detail, index=index)
-        else:
-            self.verdict = Verdict(termination, winner, clean=True, audit_complete=True)
-        self.phase = Phase.DONE
-        return [AuditCompleted(self.verdict)]
+        disputed = tuple(r for r in ROLES if r in self.disputes)
+        if len(self.reveals) != 2:
+            return Verdict(termination, winner, clean=True, audit_complete=False,
+                           detail="the game ended before both setups were revealed",
+                           claimants=self.claimants, disputed_by=disputed, white=self.white)
+        standing = self.audit_claim
+        if len(self.audits) == 2:
+            problem = self._audit_replay()
+            if problem is not None:
+                cheater, rule, detail, index = problem
+                return Verdict(None, other(cheater), clean=False, audit_complete=True,
+                               cheater=cheater, rule=rule, detail=detail, index=index,
+                               white=self.white)
+        elif standing is None:
+            return None
+        if standing is not None:
+            claimant = standing[0]
+            late = " (it came after the claim)" if len(self.audits) == 2 else ""
+            return Verdict(Termination.ABANDONMENT, claimant, clean=True,
+                           audit_complete=len(self.audits) == 2, claimants=(claimant,),
+                           disputed_by=disputed, white=self.white,
+                           detail=f"{other(claimant)} did not open its commitments in time"
+                           f"{late}")
+        return Verdict(termination, winner, clean=True, audit_complete=True,
+                       claimants=self.claimants, disputed_by=disputed, white=self.white)
+
+    def conclusion(self) -> Verdict | None:
+        """The verdict so far: the audit's when it is complete (or a proven violation, or
+        a standing audit claim), or, when the game ended by a forfeit claim and a
+        claimant's own audit is in, the claimant's result with the audit incomplete."""
+        if self.verdict is not None:
+            return self.verdict
+        if self.result is None or not self.claimants:
+            return None
+        if not any(c in self.audits for c in self.claimants):
+            return None
+        termination, winner = self.result
+        missing = " and ".join(r for r in ROLES if r not in self.audits)
+        return Verdict(termination, winner, clean=True, audit_complete=False,
+                       claimants=self.claimants,
+                       disputed_by=tuple(r for r in ROLES if r in self.disputes),
+                       white=self.white, detail=f"{missing} never opened its commitments")
+
+    def _audit_replay(self) -> tuple[str, str, str, int] | None:
+        if not self._audit_replayed:
+            self._audit_problem = self._replay()
+            self._audit_replayed = True
+        return self._audit_problem
 
     def _replay_blind(self) -> tuple[str, str, str, int] | None:
-        """Every blind challenge again, byte for byte, from the opened seeds and ranks."""
+        """Every blind challenge again, byte for byte, from the opened seeds and ranks,
+        the one in flight when the game ended included."""
         assert self.game_id is not None and self.options is not None
         if self.options.challenge_mode is not ChallengeMode.BLIND:
             return None
@@ -792,29 +1110,38 @@ class GameFlow:
                 return (role, "blind-sender-key", "the OT key S is not the one its seed gives",
                         self._reveal_index[role])
             keys[role] = y, S
-        for rec in self.blind_log:
-            defender = other(rec.attacker)
-            a_rank = Rank(self.audits[rec.attacker][0][rec.attacker_pid])
-            d_rank = Rank(self.audits[defender][0][rec.defender_pid])
-            a_seed, d_seed = self.audits[rec.attacker][2], self.audits[defender][2]
+        checks: list[tuple[int, str, int, int, bytes, tuple[bytes, ...], tuple[bytes, ...],
+                           int, int]] = [
+            (rec.n, rec.attacker, rec.attacker_pid, rec.defender_pid, rec.point, rec.commits,
+             rec.cts, rec.move_index, rec.reply_index) for rec in self.blind_log]
+        left = self.unresolved
+        if left is not None and left.n >= 0:
+            checks.append((left.n, left.attacker, left.attacker_pid, left.defender_pid,
+                           left.point, left.commits, left.cts, left.move_index,
+                           left.reply_index))
+        for n, attacker, a_pid, d_pid, point, commits, cts, move_index, reply_index in checks:
+            defender = other(attacker)
+            a_rank = Rank(self.audits[attacker][0][a_pid])
+            d_rank = Rank(self.audits[defender][0][d_pid])
+            a_seed, d_seed = self.audits[attacker][2], self.audits[defender][2]
             y, S = keys[defender]
-            if not ot.check_receiver(a_seed, rec.n, S, int(a_rank) + 1, rec.point):
-                return rec.attacker, "blind-wrong-input", (
-                    f"challenge {rec.n}: R is not what the seed and the attacker's committed "
-                    f"rank ({a_rank.display_name}) give"), rec.move_index
-            tokens = ot.outcome_tokens(d_seed, rec.n)
-            commits = tuple(ot.token_commitment(self.game_id, rec.n, o, t)
-                            for o, t in enumerate(tokens))
-            if commits != rec.commits:
+            if not ot.check_receiver(a_seed, n, S, int(a_rank) + 1, point):
+                return attacker, "blind-wrong-input", (
+                    f"challenge {n}: R is not what the seed and the attacker's committed "
+                    f"rank ({a_rank.display_name}) give"), move_index
+            if not cts:
+                continue  # (ended before the defender's table came)
+            tokens = ot.outcome_tokens(d_seed, n)
+            expected = tuple(ot.token_commitment(self.game_id, n, o, t)
+                             for o, t in enumerate(tokens))
+            if expected != commits:
                 return defender, "blind-wrong-table", (
-                    f"challenge {rec.n}: the token commitments are not the seed's"), \
-                    rec.reply_index
+                    f"challenge {n}: the token commitments are not the seed's"), reply_index
             table = [tokens[outcome_index(Rank(i), d_rank)] for i in range(ot.SLOTS)]
-            if not ot.check_sender(d_seed, S, rec.point, self.game_id, rec.n, table,
-                                   list(rec.cts)):
+            if not ot.check_sender(d_seed, S, point, self.game_id, n, table, list(cts)):
                 return defender, "blind-wrong-table", (
-                    f"challenge {rec.n}: the ciphertexts do not encode the rules' outcomes "
-                    f"for a defending {d_rank.display_name}"), rec.reply_index
+                    f"challenge {n}: the ciphertexts do not encode the rules' outcomes "
+                    f"for a defending {d_rank.display_name}"), reply_index
         return None
 
     def _replay(self) -> tuple[str, str, str, int] | None:
@@ -841,9 +1168,31 @@ class GameFlow:
         if public is not None and public.termination is Termination.FLAG_REACHED_BACK_RANK:
             assert public.winner is not None
             flag = next(p for p in full.pieces(public.winner) if full.rank_of(p) is Rank.FLAG)
-            claim_problem = full.flag_claim_problem(public.winner, flag)
-            if claim_problem:
-                return (self.role_of(public.winner), "false-flag-claim", claim_problem,
+            claim_problem_ = full.flag_claim_problem(public.winner, flag)
+            if claim_problem_:
+                return (self.role_of(public.winner), "false-flag-claim", claim_problem_,
                         len(self.transcript) - 1)
         return None
 
+
+def claim_problem(view: GameFlow, role: str, reason: str) -> str | None:
+    """Why `role`'s forfeit claim ("time" or "abandoned") is false in `view` (the flow as
+    the claimant saw it), or None: the other side must owe something, the claimant nothing,
+    and a time claim needs a limit on what is owed (an automatic answer, the setup, or a
+    move when a clock is set)."""
+    them = other(role)
+    if view.is_over:
+        return "the game was already over in the claimant's view"
+    if view.game_id is None:
+        return "nothing to claim before both hellos"
+    theirs, mine = view.owes(them), view.owes(role)
+    if theirs is None:
+        return f"the {them} owed nothing when the {role} claimed"
+    if mine is not None:
+        return f"the {role} itself owed {OWED_WORDS[mine]}"
+    if reason == "time" and theirs not in DUTIES and theirs != "setup":
+        options = view.options
+        assert options is not None
+        if not (options.clock_seconds or options.move_seconds):
+            return f"the {them} owed {OWED_WORDS[theirs]}, which has no time limit (no clock)"
+    return None

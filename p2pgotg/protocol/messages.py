@@ -15,7 +15,7 @@ from p2pgotg.protocol.wire import WireError, pack, unpack
 
 PROTOCOL_VERSION = 1
 MAX_CHAT = 280
-MAX_SEQ = 2**31
+MAX_SEQ = 2**31 - 1  # sequence numbers and plies: 0..2147483647
 
 
 def _int(lo: int, hi: int) -> Callable[[Any], int]:
@@ -30,6 +30,17 @@ def _bin(n: int) -> Callable[[Any], bytes]:
     def check(v: Any) -> bytes:
         if not isinstance(v, bytes) or len(v) != n:
             raise WireError(f"must be {n} bytes")
+        return v
+    return check
+
+
+def _bytes_below(n: int, bound: int, what: str) -> Callable[[Any], bytes]:
+    """n bytes, each a value below `bound` (squares below 72, ranks below 15)."""
+    def check(v: Any) -> bytes:
+        if not isinstance(v, bytes) or len(v) != n:
+            raise WireError(f"must be {n} bytes")
+        if max(v) >= bound:
+            raise WireError(f"every byte must be {what} (0..{bound - 1})")
         return v
     return check
 
@@ -91,7 +102,7 @@ SCHEMA: Mapping[str, Mapping[str, tuple[Callable[[Any], Any], bool]]] = MappingP
     "coin_open": {"secret": (_B32, True)},
     "setup_commit": {"hash": (_B32, True)},
     "setup_reveal": {
-        "squares": (_bin(21), True), "commits": (_bin(21 * 32), True),
+        "squares": (_bytes_below(21, 72, "a square"), True), "commits": (_bin(21 * 32), True),
         "seed_commit": (_B32, True), "ot": (_B32, False),
     },
     "move": {
@@ -109,8 +120,10 @@ SCHEMA: Mapping[str, Mapping[str, tuple[Callable[[Any], Any], bool]]] = MappingP
     "draw_decline": {},
     "resign": {},
     "chat": {"text": (_str(MAX_CHAT), True)},
-    "forfeit_claim": {"reason": (_one_of("time", "abandoned"), True)},
-    "audit": {"ranks": (_bin(21), True), "salts": (_bin(21 * 32), True), "seed": (_B32, True)},
+    "forfeit_claim": {"reason": (_one_of("time", "abandoned", "audit"), True)},
+    "dispute": {"claim": (_PLY, True)},
+    "audit": {"ranks": (_bytes_below(21, 15, "a rank"), True), "salts": (_bin(21 * 32), True),
+              "seed": (_B32, True)},
 })
 
 _COMMON = {"t", "seq", "prev", "ack", "game"}
@@ -154,6 +167,9 @@ class Body:
             if required and name not in checked:
                 raise WireError(f"{self.type} lacks field {name!r}")
         object.__setattr__(self, "fields", MappingProxyType(checked))
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Body:
+        return self  # (immutable: a copied flow shares its bodies)
 
     def __getitem__(self, name: str) -> Any:
         return self.fields[name]

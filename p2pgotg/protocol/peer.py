@@ -18,13 +18,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import (
     coin_commitment,
+    equal,
     ot,
     piece_commitment,
     public_bytes,
     seed_commitment,
     setup_hash,
 )
-from p2pgotg.protocol.envelope import ZERO_HASH, seal
+from p2pgotg.protocol.envelope import ZERO_HASH, Envelope, seal
 from p2pgotg.protocol.errors import (
     LocalProtocolError,
     ProtocolError,
@@ -42,6 +43,7 @@ from p2pgotg.protocol.flow import (
     possible_outcomes,
 )
 from p2pgotg.protocol.messages import MAX_CHAT, PROTOCOL_VERSION, Body
+from p2pgotg.protocol.wire import WireError
 from p2pgotg.rules import ChallengeMode, Game, Move, Piece, Rank, RuleOptions, Setup, Side
 
 RandBytes = Callable[[int], bytes]
@@ -151,20 +153,42 @@ class Peer:
     # -- input from the peer ------------------------------------------------------------
 
     def receive(self, data: bytes) -> list[Event]:
-        """Take one message from the peer. A broken rule raises RemoteProtocolError and
-        leaves the connection failed; a signed offending message is kept as a record."""
+        """Take one message from the peer. A broken rule raises RemoteProtocolError.
+
+        A signed message that breaks a rule is kept as a record (the evidence) and leaves
+        the connection failed for good. Input that proves nothing about its sender
+        (`violation.signed` False: garbage, a bad signature, a gap in the sequence, an ack
+        naming nothing we hold, a message of another game) changes nothing: the peer stays
+        usable, and the driver drops the connection and resumes."""
         self._check_usable()
         try:
+            self._check_host_tls(data)
             events, recorded = self.flow.process(self.peer_role, data)
         except RuleViolation as violation:
+            error = RemoteProtocolError(violation, data)
             if violation.signed:
                 self._records.append(("msg", self.peer_role, data))
                 self.flow.transcript.append((self.peer_role, data))
-            self._error = RemoteProtocolError(violation, data)
-            raise self._error from None
+                self._error = error
+            raise error from None
         if recorded:
             self._records.append(("msg", self.peer_role, data))
         return events + self._duties()
+
+    def _check_host_tls(self, data: bytes) -> None:
+        """The joiner compares the host hello's `tls` with the certificate this connection
+        showed, before it sends anything. A mismatch proves nothing to anyone else (no one
+        can check what the joiner saw), so it is not recorded: the hello is refused."""
+        if self.role != JOINER or HOST in self.flow.hellos:
+            return
+        try:
+            body = Envelope.decode(data).body()
+        except WireError:
+            return  # (the flow says what is wrong with it)
+        if body.type == "hello" and not equal(body.get("tls", b""), self._tls):
+            raise RuleViolation(HOST, "tls-binding", "the host's hello names another TLS "
+                                "certificate than the one the connection showed", 0,
+                                signed=False)
 
     # -- actions ------------------------------------------------------------------------
 
@@ -258,9 +282,15 @@ class Peer:
         return self._send("chat", {"text": text})
 
     def claim_forfeit(self, reason: str) -> list[Event]:
-        """The driver's word that the peer ran out of time ("time") or went away
-        ("abandoned"), including not opening its commitments at the audit."""
+        """The driver's word that the peer ran out of time ("time"), went away
+        ("abandoned"), or did not open its commitments at the audit ("audit"). Refused
+        (LocalProtocolError) when our own view contradicts it: SPEC 2.6."""
         return self._send("forfeit_claim", {"reason": reason})
+
+    def dispute(self, claim: int) -> list[Event]:
+        """Sign that we dispute the peer's claim (its message number `claim`): the result
+        then rests on its word against ours."""
+        return self._send("dispute", {"claim": claim})
 
     # -- restoring after a crash --------------------------------------------------------
 

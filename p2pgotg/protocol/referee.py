@@ -17,12 +17,13 @@ from p2pgotg.protocol.verdict import Verdict
 
 
 class Finding(enum.IntEnum):
-    """verify's exit codes."""
+    """verify's exit codes (SPEC 2.8)."""
 
-    CLEAN = 0  # finished and clean
-    VIOLATION = 1  # someone broke a rule, proven by their signature
-    UNREADABLE = 2  # the file is damaged, forged or not a transcript
+    CLEAN = 0  # finished, the audit complete and clean: the transcript proves the result
+    VIOLATION = 1  # someone broke a rule, proven by a message it signed
+    UNREADABLE = 2  # the file is damaged, forged, cut short, or not a transcript
     UNFINISHED = 3  # nothing proven either way yet: the game or its audit is not over
+    CLAIMED = 4  # finished, no rule broken, but the result rests on a claim (its word)
 
 
 @dataclass(frozen=True)
@@ -41,7 +42,13 @@ class Report:
 
 
 def replay(transcript: Transcript) -> Report:
+    """Judge a transcript. Only a signed message that itself breaks a rule convicts its
+    signer (exit 1); anything that the file's owner could have caused by leaving out,
+    reordering or damaging records (a gap in the other side's sequence, an ack naming nothing
+    held, the owner's own secrets not opening its commitments) makes the file unreadable
+    (exit 2), never a conviction."""
     flow = GameFlow()
+    violation: RuleViolation | None = None
     for role, data in transcript.messages:
         try:
             flow.process(role, data)
@@ -49,19 +56,25 @@ def replay(transcript: Transcript) -> Report:
             if not v.signed:
                 return Report(Finding.UNREADABLE, None, flow,
                               f"message {v.index} from the {role}: {v.detail} "
-                              "(the file is damaged or forged)")
-            verdict = Verdict(None, other(v.role), clean=False, audit_complete=False,
-                              cheater=v.role, rule=v.rule, detail=v.detail, index=v.index)
-            return Report(Finding.VIOLATION, verdict, flow)
+                              "(the file is damaged, edited or forged)")
+            violation = v
+            break
     problem = _owner_consistency(transcript, flow)
     if problem:
         return Report(Finding.UNREADABLE, None, flow, problem)
+    if violation is not None:
+        verdict = Verdict(None, other(violation.role), clean=False, audit_complete=False,
+                          cheater=violation.role, rule=violation.rule,
+                          detail=violation.detail, index=violation.index, white=flow.white)
+        return Report(Finding.VIOLATION, verdict, flow)
     if transcript.torn_tail:
         return Report(Finding.UNREADABLE, None, flow, "the last record is cut short")
     conclusion = flow.conclusion()
     if conclusion is None:
         return Report(Finding.UNFINISHED, None, flow, f"the game is in phase {flow.phase.value}")
-    return Report(Finding.CLEAN if conclusion.clean else Finding.VIOLATION, conclusion, flow)
+    if not conclusion.clean:
+        return Report(Finding.VIOLATION, conclusion, flow)
+    return Report(Finding.CLAIMED if conclusion.claimants else Finding.CLEAN, conclusion, flow)
 
 
 def _owner_consistency(transcript: Transcript, flow: GameFlow) -> str:

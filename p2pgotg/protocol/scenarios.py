@@ -21,9 +21,9 @@ from p2pgotg.crypto import ot, piece_commitment, seed_commitment, setup_hash
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.errors import RemoteProtocolError
 from p2pgotg.protocol.events import Event
-from p2pgotg.protocol.flow import HOST, JOINER, outcome_index
+from p2pgotg.protocol.flow import HOST, JOINER, other, outcome_index
 from p2pgotg.protocol.pair import Pair, forge, tamper
-from p2pgotg.protocol.peer import Peer
+from p2pgotg.protocol.peer import Peer, Record
 from p2pgotg.protocol.transcript import encode_header, encode_record
 from p2pgotg.rules import (
     FULL_SET,
@@ -42,16 +42,21 @@ from p2pgotg.rules import (
 class Result:
     honest: Peer
     error: RemoteProtocolError | None  # what the honest side raised (None: no exception)
+    #: The transcript to record, when it is not the honest side's own records: a file its
+    #: owner edited (a message left out, two swapped, a secret damaged).
+    records: list[Record] | None = None
 
 
 @dataclass(frozen=True)
 class Scenario:
     name: str
     cheat: str  # SPEC.md's words for it
-    cheater: str | None  # role, None for honest games
+    cheater: str | None  # role, None for honest games (or: the honest side's peer)
     rule: str | None
     exit_code: int  # what `p2pgotg verify` returns on the honest side's transcript
     run: Callable[[int], Result]
+    winner: str | None = None  # the result verify must print: "host", "joiner", "draw"
+    termination: str | None = None  # ... and how the game ended (chapter 1.10's value)
 
 
 def _deliver_one(pair: Pair, sender: Peer, data: bytes) -> Result:
@@ -319,26 +324,106 @@ def _neighbours(sq: int) -> list[int]:
 
 
 def replay_other_game(seed: int) -> Result:
-    pair = _to_play(seed)
-    cheater = pair.host if pair.host.my_turn else pair.joiner
-    view = cheater.view
-    assert view is not None
-    move = view.legal_moves[0]
-    data = forge(cheater, "move", {"ply": view.ply, "from": move.from_square,
-                                   "to": move.to_square}, game=bytes(32))
-    return _deliver_one(pair, cheater, data)
+    """A message of another game, signed by the other side. Live it is refused and the
+    connection resumes: anyone holding an old message could have sent it. The recorded file
+    is its owner's edit, such a message spliced into its transcript: unreadable, never a
+    conviction."""
+    pair, error = _finished_with_a_refusal(seed, lambda cheater, view, move: forge(
+        cheater, "move", {"ply": view.ply, "from": move.from_square, "to": move.to_square},
+        game=bytes(32)))
+    honest = pair.host
+    records = honest.take_records()
+    spliced = forge(pair.joiner, "chat", {"text": "from another game"}, game=bytes(32),
+                    seq=_seq_of(records, JOINER, 3), prev=_prev_of(records, JOINER, 3))
+    return Result(honest, error, _replace_message(records, JOINER, 3, spliced))
 
 
 def drop_a_message(seed: int) -> Result:
+    """A gap in the other side's sequence. Live the message after the gap is refused and the
+    connection resumes (the missing one is resent from `have`). The recorded file is its
+    owner's edit, one message of the other side left out: unreadable, never a conviction."""
+    pair, error = _finished_with_a_refusal(seed, lambda cheater, view, move: forge(
+        cheater, "move", {"ply": view.ply, "from": move.from_square, "to": move.to_square},
+        seq=cheater.flow.next_seq(cheater.role) + 1))
+    honest = pair.host
+    records = honest.take_records()
+    return Result(honest, error, _replace_message(records, JOINER, 4, None))
+
+
+def swap_two_messages(seed: int) -> Result:
+    """The file's owner swaps two of the other side's messages: unreadable (exit 2)."""
     pair = _to_play(seed)
-    cheater = pair.host if pair.host.my_turn else pair.joiner
-    view = cheater.view
-    assert view is not None
-    move = view.legal_moves[0]
-    data = forge(cheater, "move", {"ply": view.ply, "from": move.from_square,
-                                   "to": move.to_square},
-                   seq=cheater.flow.next_seq(cheater.role) + 1)
-    return _deliver_one(pair, cheater, data)
+    pair.play_random(random.Random(seed), max_plies=8)
+    honest = pair.host
+    records = honest.take_records()
+    where = [i for i, r in enumerate(records) if r[0] == "msg" and r[1] == JOINER]
+    a, b = where[3], where[4]
+    records[a], records[b] = records[b], records[a]
+    return Result(honest, None, records)
+
+
+def damage_own_secrets(seed: int) -> Result:
+    """A transcript that would convict the other side (its attacker lied), whose owner's
+    saved secrets are damaged: the file is unreadable (exit 2), not a conviction."""
+    result = attacker_lies(seed)
+    records = result.honest.take_records()
+    i = max(k for k, r in enumerate(records) if r[0] == "secrets" and "salts" in r[1])
+    values = dict(records[i][1])  # type: ignore[arg-type]
+    salts = bytearray(values["salts"])
+    salts[5] ^= 0x10
+    values["salts"] = bytes(salts)
+    records[i] = ("secrets", values)
+    return Result(result.honest, result.error, records)
+
+
+def _finished_with_a_refusal(seed: int, make: Callable[[Peer, Game, Move], bytes]
+                             ) -> tuple[Pair, RemoteProtocolError | None]:
+    """Play, let the joiner send the host `make(...)` on its turn (refused: it proves
+    nothing), check the host is still usable, and play the game to its end."""
+    pair = _to_play(seed)
+    rng = random.Random(seed)
+
+    def joiner_to_move(peer: Peer) -> bool:
+        return peer.role == JOINER and _view(peer).ply >= 2
+
+    _play_until(pair, rng, joiner_to_move)
+    view = _view(pair.joiner)
+    move = next(m for m in view.legal_moves if not view.is_challenge(m))
+    error: RemoteProtocolError | None = None
+    try:
+        pair.host.receive(make(pair.joiner, view, move))
+    except RemoteProtocolError as exc:
+        error = exc
+    assert pair.host.failed is None, "input that proves nothing leaves the peer usable"
+    pair.play_random(rng, max_plies=12)
+    return pair, error
+
+
+def _msg_index(records: list[Record], role: str, k: int) -> int:
+    return [i for i, r in enumerate(records) if r[0] == "msg" and r[1] == role][k]
+
+
+def _body_at(records: list[Record], role: str, k: int) -> Any:
+    record = records[_msg_index(records, role, k)]
+    assert record[0] == "msg"
+    return Envelope.decode(record[2]).body()
+
+
+def _seq_of(records: list[Record], role: str, k: int) -> int:
+    return int(_body_at(records, role, k).seq)
+
+
+def _prev_of(records: list[Record], role: str, k: int) -> bytes:
+    return bytes(_body_at(records, role, k).prev)
+
+
+def _replace_message(records: list[Record], role: str, k: int, data: bytes | None
+                     ) -> list[Record]:
+    """`role`'s k-th message in the file replaced by `data` (None: left out)."""
+    i = _msg_index(records, role, k)
+    if data is None:
+        return records[:i] + records[i + 1:]
+    return [*records[:i], ("msg", role, data), *records[i + 1:]]
 
 
 def equivocate(seed: int) -> Result:
@@ -424,10 +509,11 @@ def wrong_composition(seed: int) -> Result:
 
 
 def refuse_audit(seed: int) -> Result:
+    """The winner never opens its commitments: the loser claims the game (its word)."""
     pair = _to_play(seed)
     honest = pair.host  # the joiner (the cheater) never sends its audit
     _finish_with_resignation(pair, honest)
-    honest.claim_forfeit("abandoned")  # the driver's audit timeout expired
+    honest.claim_forfeit("audit")  # the driver's audit timeout expired
     return Result(honest, None)
 
 
@@ -711,20 +797,370 @@ def blind_false_proof(seed: int) -> Result:
     return _deliver_one(pair, attacker, data)
 
 
+# -- claims, crossings and the hellos (fair play at the edges) ------------------------------
+
+TIMED = RuleOptions(move_seconds=60)
+
+
+def _to_play_with(seed: int, options: RuleOptions) -> Pair:
+    pair = Pair.new(options, seed=f"edge-{seed}")
+    pair.handshake(rng=random.Random(seed))
+    return pair
+
+
+def _instead_of_last(peer: Peer, sent: bytes, type_: str, fields: dict[str, Any]) -> bytes:
+    """What a cheater sends instead of `sent`, its honest code's last message: the same place
+    in its chain (seq, prev, ack), another content."""
+    body = Envelope.decode(sent).body()
+    return forge(peer, type_, fields, seq=body.seq, prev=body.prev, ack=body.ack)
+
+
+def claim_without_a_clock(seed: int) -> Result:
+    """A time claim against a side that owes a move, in a game with no clock."""
+    pair = _to_play(seed)
+    waiting = pair.joiner if pair.host.my_turn else pair.host
+    return _deliver_one(pair, waiting, forge(waiting, "forfeit_claim", {"reason": "time"}))
+
+
+def claim_on_own_turn(seed: int) -> Result:
+    """A time claim by the side to move (a clock is set): the claimant owes the move."""
+    pair = _to_play_with(seed, TIMED)
+    mover = pair.host if pair.host.my_turn else pair.joiner
+    return _deliver_one(pair, mover, forge(mover, "forfeit_claim", {"reason": "time"}))
+
+
+def claim_instead_of_reply(seed: int) -> Result:
+    """The defender of a challenge, owing its reply, claims time instead of replying."""
+    pair = _to_play_with(seed, TIMED)
+    move = _play_until(pair, random.Random(seed), _a_challenge)
+    attacker = pair.host if pair.host.my_turn else pair.joiner
+    cheater = pair.peer(attacker.peer_role)
+    attacker.move(move)
+    for data in attacker.data_to_send():
+        cheater.receive(data)
+    (reply,) = cheater.data_to_send()
+    return _deliver_one(pair, cheater, _instead_of_last(cheater, reply, "forfeit_claim",
+                                                        {"reason": "time"}))
+
+
+def claim_in_the_coin_toss(seed: int) -> Result:
+    """The joiner, owing the opening of its coin, claims the game instead."""
+    pair = Pair.new(seed=f"edge-{seed}")
+    pair.host.start()
+    pair.deliver()
+    pair.joiner.accept()
+    for data in pair.joiner.data_to_send():
+        pair.host.receive(data)
+    for data in pair.host.data_to_send():  # the host's coin
+        pair.joiner.receive(data)
+    (coin_open,) = pair.joiner.data_to_send()
+    return _deliver_one(pair, pair.joiner, _instead_of_last(
+        pair.joiner, coin_open, "forfeit_claim", {"reason": "abandoned"}))
+
+
+def claim_after_the_answer(seed: int) -> Result:
+    """A time claim after the owed answer arrived (its ack shows it), in an untimed game."""
+    pair = _to_play(seed)
+    move = _play_until(pair, random.Random(seed), _a_challenge)
+    cheater = pair.host if pair.host.my_turn else pair.joiner
+    cheater.move(move)
+    pair.deliver()  # the reply came
+    if pair.host.flow.is_over:
+        raise RuntimeError("the challenge ended the game")
+    return _deliver_one(pair, cheater, forge(cheater, "forfeit_claim", {"reason": "time"}))
+
+
+def audit_claim_before_own_audit(seed: int) -> Result:
+    """The loser resigns and, instead of its audit, claims the winner refused the audit."""
+    pair = _to_play(seed)
+    cheater = pair.joiner
+    cheater.resign()
+    resign, audit = cheater.data_to_send()
+    pair.host.receive(resign)
+    pair.host.data_to_send()  # the honest host's audit, in flight
+    return _deliver_one(pair, cheater, _instead_of_last(cheater, audit, "forfeit_claim",
+                                                        {"reason": "audit"}))
+
+
+def instant_audit_claim(seed: int) -> Result:
+    """The loser sends its resignation, its audit and an audit claim in one burst, before the
+    winner's audit could reach it. The winner's audit, sent on the resignation, crosses the
+    claim: the claim is void, the audit completes, and nobody is convicted."""
+    pair = _to_play(seed)
+    loser, winner = pair.joiner, pair.host
+    loser.resign()
+    burst = loser.data_to_send()
+    burst.append(forge(loser, "forfeit_claim", {"reason": "audit"}, record=True))
+    for data in burst:
+        winner.receive(data)
+    for data in winner.data_to_send():  # the winner's audit, sent on the resignation
+        loser.flow.process(winner.role, data)
+    return Result(winner, None)
+
+
+def blind_table_crossing_resignation(seed: int) -> Result:
+    """The attacker of a blind challenge resigns while the defender's table is on its way:
+    the table crossed the end on the wire and is no violation."""
+    pair = Pair.new(BLIND, seed=f"edge-{seed}")
+    pair.handshake(rng=random.Random(seed))
+    move = _play_until(pair, random.Random(seed), _a_challenge)
+    attacker = pair.host if pair.host.my_turn else pair.joiner
+    defender = pair.peer(attacker.peer_role)
+    attacker.move(move)
+    for data in attacker.data_to_send():
+        defender.receive(data)
+    table = defender.data_to_send()  # in flight
+    attacker.resign()
+    for data in table:
+        attacker.receive(data)
+    pair.deliver()
+    return Result(attacker, None)
+
+
+def time_claim_crossing_resignation(seed: int) -> Result:
+    """The side to move resigns while the other's time claim is on its way: the resignation
+    (a fact) decides, on both sides, and nobody is convicted."""
+    pair = _to_play_with(seed, TIMED)
+    mover = pair.host if pair.host.my_turn else pair.joiner
+    claimant = pair.peer(mover.peer_role)
+    claimant.claim_forfeit("time")
+    mover.resign()
+    pair.deliver()
+    return Result(claimant, None)
+
+
+def crossing_abandonment_claims(seed: int) -> Result:
+    """A network split: one side's move is lost in flight, and each side claims the other
+    went away. The claims cross: a draw, on both sides, resting on both claims."""
+    pair = _to_play(seed)
+    mover = pair.host if pair.host.my_turn else pair.joiner
+    view = _view(mover)
+    mover.move(next(m for m in view.legal_moves if not view.is_challenge(m)))
+    lost = mover.data_to_send()
+    waiting = pair.peer(mover.peer_role)
+    mover.claim_forfeit("abandoned")
+    waiting.claim_forfeit("abandoned")
+    for data in lost:
+        waiting.receive(data)
+    pair.deliver()
+    return Result(pair.host, None)
+
+
+def disputed_time_claim(seed: int) -> Result:
+    """A move-time claim that the claimed side, present and disagreeing, disputes."""
+    pair = _to_play_with(seed, TIMED)
+    mover = pair.host if pair.host.my_turn else pair.joiner
+    claimant = pair.peer(mover.peer_role)
+    claimant.claim_forfeit("time")
+    pair.deliver()
+    claim = max(mover.flow.claims[claimant.role])
+    mover.dispute(claim)
+    pair.deliver()
+    return Result(claimant, None)
+
+
+def refuse_coin_opening(seed: int) -> Result:
+    """The joiner has seen the host's coin (so knows who plays White) and never opens its
+    own: the host claims the game when the duty deadline passes."""
+    pair = Pair.new(seed=f"edge-{seed}")
+    pair.host.start()
+    pair.deliver()
+    pair.joiner.accept()
+    for data in pair.joiner.data_to_send():
+        pair.host.receive(data)
+    for data in pair.host.data_to_send():  # the host's coin
+        pair.joiner.receive(data)
+    pair.joiner.data_to_send()  # withheld
+    pair.host.claim_forfeit("time")
+    return Result(pair.host, None)
+
+
+def never_commit_a_setup(seed: int) -> Result:
+    """The joiner never commits a setup: the host claims the game at the setup deadline."""
+    pair = Pair.new(seed=f"edge-{seed}")
+    pair.host.start()
+    pair.deliver()
+    pair.joiner.accept()
+    pair.deliver()
+    pair.host.commit_setup(Setup.random(_side(pair.host), random.Random(seed)))
+    pair.deliver()
+    pair.host.claim_forfeit("time")
+    pair.deliver()
+    return Result(pair.host, None)
+
+
+def claim_after_the_end(seed: int) -> Result:
+    """A time claim from a side that had already seen the game end."""
+    pair = _to_play_with(seed, TIMED)
+    cheater = pair.host if pair.host.my_turn else pair.joiner
+    honest = pair.peer(cheater.peer_role)
+    honest.resign()
+    pair.deliver()
+    return _deliver_one(pair, cheater, forge(cheater, "forfeit_claim", {"reason": "time"}))
+
+
+def prev_contradicts_chain(seed: int) -> Result:
+    """A message whose `prev` is not the hash of the sender's previous message."""
+    pair = _to_play(seed)
+    cheater = pair.host if pair.host.my_turn else pair.joiner
+    view = _view(cheater)
+    move = next(m for m in view.legal_moves if not view.is_challenge(m))
+    return _deliver_one(pair, cheater, forge(cheater, "move", {
+        "ply": view.ply, "from": move.from_square, "to": move.to_square}, prev=bytes(range(32))))
+
+
+def ack_goes_back(seed: int) -> Result:
+    """A zero ack after a non-zero one: the sender's own signed messages contradict."""
+    pair = _to_play(seed)
+    cheater = pair.host if pair.host.my_turn else pair.joiner
+    view = _view(cheater)
+    move = next(m for m in view.legal_moves if not view.is_challenge(m))
+    return _deliver_one(pair, cheater, forge(cheater, "move", {
+        "ply": view.ply, "from": move.from_square, "to": move.to_square}, ack=bytes(32)))
+
+
+def repeated_map_key(seed: int) -> Result:
+    """A move whose body repeats the `to` key: two decoders could read two moves."""
+    import msgpack
+
+    from p2pgotg.crypto import sign
+
+    pair = _to_play(seed)
+    cheater = pair.host if pair.host.my_turn else pair.joiner
+    view = _view(cheater)
+    moves = [m for m in view.legal_moves if not view.is_challenge(m)]
+    first = moves[0]
+    second = next(m for m in moves if m.to_square != first.to_square)
+    flow = cheater.flow
+    peer_hashes = flow.senders[cheater.peer_role].hashes
+    fields: list[tuple[str, Any]] = [
+        ("t", "move"), ("seq", flow.next_seq(cheater.role)),
+        ("prev", flow.last_hash(cheater.role)), ("ack", peer_hashes[-1]),
+        ("game", flow.game_id), ("ply", view.ply), ("from", first.from_square),
+        ("to", first.to_square), ("to", second.to_square)]
+    body = bytes([0x80 | len(fields)]) + b"".join(
+        msgpack.packb(k) + msgpack.packb(v, use_bin_type=True) for k, v in fields)
+    data = msgpack.packb({"body": body, "sig": sign(cheater._key, body)}, use_bin_type=True)
+    return _deliver_one(pair, cheater, data)
+
+
+def reveal_without_acking_the_commit(seed: int) -> Result:
+    """The joiner reveals its setup with an ack that does not reach the host's commitment,
+    although that had arrived: by what the reveal's own sender had seen, it revealed before
+    both setups were committed. Judged by the ack, the same on both sides."""
+    pair = Pair.new(seed=f"edge-{seed}")
+    pair.host.start()
+    pair.deliver()
+    pair.joiner.accept()
+    pair.deliver()
+    cheater = pair.joiner
+    ack = cheater.flow.last_hash(HOST)  # the host's last message before its commitment
+    cheater.commit_setup(Setup.random(_side(cheater), random.Random(seed)))
+    pair.host.commit_setup(Setup.random(_side(pair.host), random.Random(seed + 1)))
+    for data in cheater.data_to_send():
+        pair.host.receive(data)
+    host_out = pair.host.data_to_send()  # its commitment and its reveal
+    cheater.receive(host_out[0])
+    (reveal,) = cheater.data_to_send()
+    body = Envelope.decode(reveal).body()
+    data = forge(cheater, "setup_reveal", dict(body.fields), seq=body.seq, prev=body.prev,
+                 ack=ack)
+    return _deliver_one(pair, cheater, data)
+
+
+def _hello_of(pair: Pair, **changes: Any) -> Result:
+    """The joiner's hello with `changes`, re-signed: the host keeps it as evidence."""
+    pair.host.start()
+    pair.deliver()
+    pair.joiner.accept()
+    (hello,) = pair.joiner.data_to_send()
+    return _deliver_one(pair, pair.joiner, tamper(pair.joiner, hello, **changes))
+
+
+def hello_other_version(seed: int) -> Result:
+    return _hello_of(Pair.new(seed=f"edge-{seed}"), version=2)
+
+
+def hello_wrong_role(seed: int) -> Result:
+    return _hello_of(Pair.new(seed=f"edge-{seed}"), role=HOST)
+
+
+def hello_same_nonce(seed: int) -> Result:
+    pair = Pair.new(seed=f"edge-{seed}")
+    pair.host.start()
+    host_hello = pair.host.data_to_send()[0]
+    pair.joiner.receive(host_hello)
+    pair.joiner.accept()
+    (hello,) = pair.joiner.data_to_send()
+    nonce = Envelope.decode(host_hello).body()["nonce"]
+    return _deliver_one(pair, pair.joiner, tamper(pair.joiner, hello, nonce=nonce))
+
+
+def hello_other_certificate(seed: int) -> Result:
+    return _hello_of(Pair.new(seed=f"edge-{seed}"), tls=bytes(range(32)))
+
+
+def hello_bad_key(seed: int) -> Result:
+    """A host hello carrying the identity point as its key, 'signed' so that it verifies
+    (with that key any signature verifies for any message)."""
+    from nacl.bindings import crypto_scalarmult_ed25519_base_noclamp
+
+    from p2pgotg.protocol.envelope import Envelope as Env
+    from p2pgotg.protocol.messages import Body
+
+    pair = Pair.new(seed=f"edge-{seed}")
+    pair.host.start()
+    (hello,) = pair.host.data_to_send()
+    body = Envelope.decode(hello).body()
+    identity = b"\x01" + bytes(31)
+    fields = dict(body.fields)
+    fields["key"] = identity
+    new = Body("hello", 0, bytes(32), bytes(32), None, fields).encode()
+    s = (7).to_bytes(32, "little")
+    forged = Env(new, crypto_scalarmult_ed25519_base_noclamp(s) + s).encode()
+    return _deliver_one(pair, pair.host, forged)
+
+
+def _blind_honest(seed: int) -> Result:
+    pair = Pair.new(BLIND, seed=f"blind-scenario-{seed}")
+    pair.handshake(rng=random.Random(seed))
+    pair.play_random(random.Random(seed))
+    return Result(pair.host, None)
+
+
 SCENARIOS: tuple[Scenario, ...] = (
     Scenario("honest-game", "none: a whole honest game", None, None, 0, honest_game),
     Scenario("honest-resignation", "none: a short game ended by resignation", None, None, 0,
-             honest_resignation),
+             honest_resignation, "host", "resignation"),
+    # the handshake and the hellos
     Scenario("steer-coin", "open the coin commitment to another secret", JOINER,
              "coin-open", 1, steer_coin),
     Scenario("change-options", "accept other rule options than the host's", JOINER,
              "options", 1, change_options),
+    Scenario("hello-version", "a hello of another protocol version", JOINER, "version", 1,
+             hello_other_version),
+    Scenario("hello-role", "a hello claiming the other role", JOINER, "hello-role", 1,
+             hello_wrong_role),
+    Scenario("hello-nonce", "a hello reusing the other side's nonce", JOINER,
+             "hello-fields", 1, hello_same_nonce),
+    Scenario("hello-tls-binding", "a hello binding another TLS certificate", JOINER,
+             "tls-binding", 1, hello_other_certificate),
+    Scenario("hello-bad-key", "a hello whose key is the identity point (signatures that "
+             "verify for anything)", HOST, "bad-key", 1, hello_bad_key),
+    Scenario("refuse-coin-opening", "see the host's coin, then never open one's own", JOINER,
+             None, 4, refuse_coin_opening, "host", "time_forfeit"),
+    # the setup
     Scenario("change-setup", "change the setup after seeing the opponent's", JOINER,
              "setup-changed", 1, change_setup_after_commit),
     Scenario("setup-outside-home", "a setup outside the home rows", JOINER,
              "setup-squares", 1, setup_outside_home),
     Scenario("reveal-before-commit", "show the setup before both are committed", JOINER,
              "privacy-screen", 1, reveal_before_commit),
+    Scenario("reveal-without-ack", "reveal with an ack that does not reach the other's "
+             "commitment", JOINER, "privacy-screen", 1, reveal_without_acking_the_commit),
+    Scenario("never-commit", "never commit a setup", JOINER, None, 4, never_commit_a_setup,
+             "host", "time_forfeit"),
+    # play
     Scenario("attacker-lies", "lie about the attacker's rank in a challenge", None,
              "false-opening", 1, attacker_lies),
     Scenario("defender-lies", "lie about the defender's rank in a challenge", None,
@@ -735,21 +1171,61 @@ SCENARIOS: tuple[Scenario, ...] = (
              illegal_move),
     Scenario("out-of-turn", "move when it is not one's turn", None, "out-of-turn", 1,
              move_out_of_turn),
-    Scenario("replay-other-game", "replay a message from another game", None, "game-id", 1,
-             replay_other_game),
-    Scenario("drop-message", "drop or reorder messages", None, "sequence", 1,
-             drop_a_message),
+    Scenario("repeated-key", "a message repeating a map key", None, "malformed-message", 1,
+             repeated_map_key),
     Scenario("equivocate", "send two different messages in the same place", None,
              "equivocation", 1, equivocate),
+    Scenario("chain-prev", "a prev that is not the sender's previous message", None,
+             "chain-prev", 1, prev_contradicts_chain),
+    Scenario("ack-goes-back", "an ack older than the sender's previous one", None,
+             "chain-ack", 1, ack_goes_back),
     Scenario("move-after-resigning", "play on after the game ended", None, "after-end", 1,
              move_after_resigning),
+    # claims
+    Scenario("claim-without-clock", "a time claim in a game with no clock", None,
+             "false-claim", 1, claim_without_a_clock),
+    Scenario("claim-on-own-turn", "a time claim by the side to move", None, "false-claim", 1,
+             claim_on_own_turn),
+    Scenario("claim-instead-of-reply", "a time claim instead of the reply one owes", None,
+             "false-claim", 1, claim_instead_of_reply),
+    Scenario("claim-in-coin-toss", "a claim while owing the coin's opening", JOINER,
+             "false-claim", 1, claim_in_the_coin_toss),
+    Scenario("claim-after-answer", "a time claim after the owed answer arrived", None,
+             "false-claim", 1, claim_after_the_answer),
+    Scenario("claim-after-end", "a time claim after seeing the end", None, "after-end", 1,
+             claim_after_the_end),
+    Scenario("audit-claim-early", "an audit claim before one's own audit", JOINER,
+             "false-claim", 1, audit_claim_before_own_audit),
+    Scenario("instant-audit-claim", "resignation, audit and audit claim in one burst",
+             None, None, 0, instant_audit_claim, "host", "resignation"),
+    Scenario("stall-on-challenge", "withhold the answer to a challenge", None, None, 4,
+             stall_on_challenge),
+    Scenario("disputed-time-claim", "a move-time claim the other side disputes", None, None,
+             4, disputed_time_claim),
+    Scenario("crossing-claims", "both sides claim abandonment across a network split",
+             None, None, 4, crossing_abandonment_claims, "draw", "abandonment"),
+    Scenario("claim-crossing-resignation", "a time claim crossing the other's resignation",
+             None, None, 0, time_claim_crossing_resignation, None, "resignation"),
+    Scenario("blind-table-crossing-resignation", "a blind table crossing the attacker's "
+             "resignation", None, None, 0, blind_table_crossing_resignation, None,
+             "resignation"),
+    # the audit
     Scenario("audit-false-opening", "open a commitment to another rank at the audit", JOINER,
              "false-opening", 1, audit_false_opening),
     Scenario("wrong-composition", "a setup with the wrong composition", JOINER,
              "composition", 1, wrong_composition),
-    Scenario("refuse-audit", "refuse the audit", JOINER, "audit-refused", 1, refuse_audit),
-    Scenario("stall-on-challenge", "withhold the answer to a challenge", None, None, 0,
-             stall_on_challenge),
+    Scenario("refuse-audit", "refuse the audit", JOINER, None, 4, refuse_audit, "host",
+             "abandonment"),
+    # the transcript file: what its owner can do proves nothing about the other side
+    Scenario("replay-other-game", "a message of another game spliced into the file", None,
+             None, 2, replay_other_game),
+    Scenario("drop-message", "one of the other side's messages left out of the file", None,
+             None, 2, drop_a_message),
+    Scenario("swap-messages", "two of the other side's messages swapped in the file", None,
+             None, 2, swap_two_messages),
+    Scenario("damaged-own-secrets", "the owner's own saved secrets damaged", None, None, 2,
+             damage_own_secrets),
+    # blind mode
     Scenario("blind-honest-game", "none: a whole honest blind-mode game", None, None, 0,
              lambda seed: _blind_honest(seed)),
     Scenario("blind-garbled-slot", "blind: the defender spoils a slot the attacker did not "
@@ -761,7 +1237,7 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("blind-attacker-other-rank", "blind: the attacker uses another rank", JOINER,
              "blind-wrong-input", 1, blind_attacker_other_rank),
     Scenario("blind-attacker-aborts", "blind: the attacker aborts after learning the outcome",
-             None, None, 0, blind_attacker_aborts),
+             None, None, 4, blind_attacker_aborts, "host", "time_forfeit"),
     Scenario("blind-replayed-point", "blind: a replayed OT point", None, "replayed-point", 1,
              blind_replayed_point),
     Scenario("blind-invalid-point", "blind: an invalid OT point", None, "invalid-point", 1,
@@ -775,11 +1251,12 @@ SCENARIOS: tuple[Scenario, ...] = (
 )
 
 
-def _blind_honest(seed: int) -> Result:
-    pair = Pair.new(BLIND, seed=f"blind-scenario-{seed}")
-    pair.handshake(rng=random.Random(seed))
-    pair.play_random(random.Random(seed))
-    return Result(pair.host, None)
+def transcript_bytes(result: Result) -> bytes:
+    """The file the scenario's honest side keeps (or the edited one it stands for)."""
+    honest = result.honest
+    records = result.records if result.records is not None else honest.take_records()
+    return encode_header(honest.role, honest.public_key) + b"".join(
+        encode_record(r) for r in records)
 
 
 def write_transcripts(outdir: Path, seed: int = 1) -> dict[str, dict[str, Any]]:
@@ -788,17 +1265,13 @@ def write_transcripts(outdir: Path, seed: int = 1) -> dict[str, dict[str, Any]]:
     manifest = {}
     for scenario in SCENARIOS:
         result = scenario.run(seed)
-        honest = result.honest
-        data = encode_header(honest.role, honest.public_key) + b"".join(
-            encode_record(r) for r in honest.take_records())
+        owner = result.honest.role
         name = f"{scenario.name}.gtr"
-        (outdir / name).write_bytes(data)
-        verdict = honest.flow.conclusion()
-        cheater = (result.error.violation.role if result.error
-                   else verdict.cheater if verdict is not None else None)
+        (outdir / name).write_bytes(transcript_bytes(result))
+        cheater = (scenario.cheater or other(owner)) if scenario.rule else None
         manifest[name] = {"cheat": scenario.cheat, "exit": scenario.exit_code,
-                          "cheater": cheater, "rule": scenario.rule,
-                          "owner": honest.role}
+                          "cheater": cheater, "rule": scenario.rule, "owner": owner,
+                          "winner": scenario.winner, "termination": scenario.termination}
     (outdir / "expected.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return manifest
 

@@ -1,4 +1,5 @@
-"""The verdict of a game: its result, and whether the audit found it clean."""
+"""The verdict of a game: its result, whether the audit found it clean, and what the result
+rests on (the transcript's proof, or a side's claim about time or absence)."""
 
 from __future__ import annotations
 
@@ -17,16 +18,48 @@ class Verdict:
     rule: str | None = None
     detail: str = ""
     index: int | None = None  # transcript message index of the violation
+    #: The roles whose forfeit claims the result rests on: their word about time or absence,
+    #: which no transcript can prove (empty when the transcript proves the result).
+    claimants: tuple[str, ...] = ()
+    disputed_by: tuple[str, ...] = ()  # roles that signed a dispute of such a claim
+    white: str | None = None  # the role that played White, when the coin was tossed
+
+    @property
+    def proven(self) -> bool:
+        """The transcript alone proves this result: a clean, complete audit and no claim,
+        or a rule broken in a signed message."""
+        return (not self.clean) or (self.audit_complete and not self.claimants)
+
+    def who(self, role: str | None) -> str:
+        """A role as a reader of the result wants it: its colour first, when known."""
+        if role is None:
+            return "nobody"
+        if self.white is None:
+            return role
+        colour = "White" if role == self.white else "Black"
+        return f"{colour} ({role})"
+
+    def result(self) -> str:
+        """`White (host) wins (resignation)`, `draw (time forfeit)`."""
+        how = self.termination.value.replace("_", " ") if self.termination else \
+            "a proven violation"
+        return ("draw" if self.winner is None else f"{self.who(self.winner)} wins") + f" ({how})"
 
     def describe(self) -> str:
         if not self.clean:
-            return (
-                f"{self.cheater} broke rule {self.rule} at message {self.index}: {self.detail}; "
-                f"{self.winner} wins"
-            )
-        result = (
-            "draw" if self.winner is None else f"{self.winner} wins"
-        ) + f" ({self.termination.value.replace('_', ' ') if self.termination else '?'})"
+            return (f"{self.who(self.cheater)} broke rule {self.rule} at message {self.index}: "
+                    f"{self.detail}; {self.who(self.winner)} wins")
+        text = self.result()
+        if self.claimants:
+            words = " and ".join(self.who(r) for r in self.claimants)
+            text += (f"; this rests on the claim of {words}: a claim about time or absence "
+                     "is its claimant's word, which no transcript can prove")
+            if self.disputed_by:
+                text += f"; disputed by {' and '.join(self.who(r) for r in self.disputed_by)}"
+            if self.detail:
+                text += f" ({self.detail})"
         if self.audit_complete:
-            return f"{result}; audit complete: every commitment opened and checked, clean"
-        return f"{result}; audit incomplete: {self.detail}"
+            return f"{text}; audit complete: every commitment opened and checked, clean"
+        if self.claimants:
+            return f"{text}; audit incomplete"
+        return f"{text}; audit incomplete: {self.detail}"

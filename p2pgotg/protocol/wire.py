@@ -1,6 +1,9 @@
-"""msgpack in and out, strictly: bounded sizes, no extension types, string keys.
+"""msgpack in and out, strictly: bounded sizes, no extension types, string keys, no key
+twice in a map.
 
-Decoding never trusts the peer: every limit is set, and any oddity is a `WireError`.
+Decoding never trusts the peer: every limit is set, and any oddity is a `WireError`. A
+repeated key matters most: msgpack does not forbid it, and two decoders that keep the first
+or the last value would read different messages from the same signed bytes.
 """
 
 from __future__ import annotations
@@ -21,6 +24,14 @@ def pack(value: Any) -> bytes:
     return data
 
 
+def _map_once(pairs: list[tuple[Any, Any]]) -> dict[Any, Any]:
+    """A map from msgpack's key-value pairs, refusing a key that comes twice."""
+    mapping = dict(pairs)
+    if len(mapping) != len(pairs):
+        raise WireError("a map repeats a key")
+    return mapping
+
+
 def unpack(data: bytes) -> Any:
     if len(data) > MAX_MESSAGE:
         raise WireError(f"message of {len(data)} bytes exceeds the {MAX_MESSAGE}-byte limit")
@@ -35,6 +46,7 @@ def unpack(data: bytes) -> Any:
             max_array_len=1024,
             max_map_len=64,
             max_ext_len=0,
+            object_pairs_hook=_map_once,
         )
     except (ValueError, TypeError, msgpack.ExtraData, msgpack.FormatError,
             msgpack.StackError, UnicodeDecodeError) as exc:
