@@ -1,0 +1,55 @@
+"""No honest player is ever convicted, whatever the network does: every schedule of short
+scripted games between two honest peers, explored exhaustively (p2pgotg.protocol.schedules),
+ends with both sides agreeing and `verify` of both transcripts finding no rule broken."""
+
+from __future__ import annotations
+
+import pytest
+
+from p2pgotg.protocol.flow import GameFlow
+from p2pgotg.protocol.schedules import Explorer, plans
+
+PLANS = plans()
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("plan", PLANS, ids=lambda p: p.name)
+def test_every_schedule_of_honest_peers_ends_clean_and_agreed(plan) -> None:
+    counts = Explorer(plan).run()
+    problems = [f"{f.problem}\n  host:   {' '.join(f.schedule[0])}\n  joiner: "
+                f"{' '.join(f.schedule[1])}" for f in counts.failures[:5]]
+    assert not problems, "\n".join(problems)
+    assert counts.schedules > 0 and counts.interleavings >= counts.schedules
+    # the plan reached what it is about: its scripted ending, or its extras, somewhere
+    assert counts.results, "no schedule finished"
+
+
+def test_the_explorer_finds_a_judgment_that_depends_on_the_processing_order(monkeypatch):
+    """Judge a blind table that crossed the end as if it had not crossed it (the bug of
+    the first version): the explorer finds schedules where an honest side is refused."""
+    original = GameFlow._after_end
+
+    def by_processing_order(self, role, body, ack, fail, handler):
+        if body.type in ("blind_reply", "blind_outcome"):
+            return handler(role, body, ack, fail)
+        return original(self, role, body, ack, fail, handler)
+
+    monkeypatch.setattr(GameFlow, "_after_end", by_processing_order)
+    plan = next(p for p in PLANS if p.name.startswith("blind: a challenge ["))
+    counts = Explorer(plan).run()
+    assert counts.failures
+    assert any("refused a message" in f.problem for f in counts.failures)
+
+
+def test_the_explorer_finds_two_sides_that_disagree(monkeypatch):
+    """Let the receiver's own resignation always win over a crossing one (no draw): the
+    two sides then end differently, and the explorer says so."""
+    def no_draw(self, role, body, seq, kind):
+        from p2pgotg.protocol.events import MessageIgnored
+        self.endings.setdefault(role, seq)  # (its sender had ended the game, as it saw it)
+        return [MessageIgnored(role, body.type)]
+
+    monkeypatch.setattr(GameFlow, "_draw_of_crossing_ends", no_draw)
+    plan = next(p for p in PLANS if p.name.startswith("open: a challenge ["))
+    counts = Explorer(plan).run()
+    assert any("disagree" in f.problem for f in counts.failures)
