@@ -161,7 +161,8 @@ def _limits(args: argparse.Namespace):
     from p2pgotg.net.session import Limits
 
     return Limits(abandon=float(args.abandon), audit=float(args.audit_timeout),
-                  duty=float(args.duty_timeout))
+                  duty=float(args.duty_timeout),
+                  setup=float(getattr(args, "setup_timeout", 300)))
 
 
 def _status(text: str) -> None:
@@ -569,7 +570,10 @@ def _add_seat_options(p: argparse.ArgumentParser, away: str) -> None:
     p.add_argument("--audit-timeout", type=_duration, default=60, metavar="TIME",
                    help="after our audit, claim the game if the other's has not come")
     p.add_argument("--duty-timeout", type=_duration, default=30, metavar="TIME",
-                   help="claim the game if the other side withholds a challenge's answer")
+                   help="claim the game if the other side withholds an automatic answer "
+                   "(its coin, its setup reveal, a challenge's answer)")
+    p.add_argument("--setup-timeout", type=_duration, default=300, metavar="TIME",
+                   help="claim the game if the other side does not commit a setup in time")
     _add_ascii(p)
 
 

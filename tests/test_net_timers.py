@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import random
+import re
 from pathlib import Path
 
 import pytest
@@ -114,10 +115,14 @@ async def test_a_player_out_of_time_loses_by_the_opponents_claim(tmp_path, capsy
         # the loser opened its commitments too; the claimant took them after its verdict
         assert verdict.audit_complete
     assert host.verdict == joiner.verdict
+    assert host.verdict is not None and host.verdict.claimants == (HOST,)
     mine = [type_of(d) for r, d in parse(host.path.read_bytes()).messages if r == HOST]
     assert "forfeit_claim" in mine
+    # the joiner's own reading of its clock agrees: it signs no dispute
+    assert "dispute" not in [type_of(d) for r, d in parse(host.path.read_bytes()).messages]
     code, out = verify(host.path, capsys)
-    assert code == 0 and "host wins (time forfeit)" in out
+    # a clock claim is the claimant's word: never a clean proven result (exit 4)
+    assert code == 4 and "host) wins (time forfeit)" in out and "claimant's word" in out
 
 
 # -- the audit ----------------------------------------------------------------------------
@@ -187,12 +192,16 @@ async def test_refusing_the_audit_loses_by_the_waiting_sides_claim(tmp_path, cap
     assert claimed - ours == pytest.approx(limits.audit, abs=0.01)
     assert ended - claimed == pytest.approx(limits.bye, abs=0.01)
     verdict = host.verdict
-    assert verdict is not None and not verdict.clean
-    assert (verdict.cheater, verdict.rule, verdict.winner) == (JOINER, "audit-refused", HOST)
+    assert verdict is not None and verdict.clean and not verdict.audit_complete
+    assert (verdict.termination, verdict.winner, verdict.claimants) == (
+        Termination.ABANDONMENT, HOST, (HOST,))
     assert host.link is Link.RECONNECTING  # done, but the claim was never confirmed
+    claims = [Envelope.decode(d).body() for r, d in parse(host.path.read_bytes()).messages
+              if r == HOST and type_of(d) == "forfeit_claim"]
+    assert [c["reason"] for c in claims] == ["audit"]
     host.close()
     code, out = verify(host.path, capsys)
-    assert code == 1 and "joiner broke rule audit-refused" in out
+    assert code == 4 and "did not open its commitments" in out
 
 
 # -- silence ------------------------------------------------------------------------------
@@ -325,7 +334,7 @@ async def test_a_joiner_gone_for_good_lets_the_host_claim_the_game(tmp_path, cap
               if r == HOST and type_of(d) == "forfeit_claim"]
     assert [c["reason"] for c in claims] == ["abandoned"]
     code, out = verify(host.path, capsys)
-    assert code == 0 and "result:     host wins (abandonment)" in out
+    assert code == 4 and re.search(r"result: .*host\) wins \(abandonment\)", out)
 
 
 async def test_a_host_gone_for_good_lets_the_joiner_claim_the_game(tmp_path, capsys):
@@ -357,7 +366,7 @@ async def test_a_host_gone_for_good_lets_the_joiner_claim_the_game(tmp_path, cap
     assert verdict is not None and verdict.clean
     assert (verdict.termination, verdict.winner) == (Termination.ABANDONMENT, JOINER)
     code, out = verify(joiner.path, capsys)
-    assert code == 0 and "result:     joiner wins (abandonment)" in out
+    assert code == 4 and re.search(r"result: .*joiner\) wins \(abandonment\)", out)
 
 
 # -- after a reconnect --------------------------------------------------------------------

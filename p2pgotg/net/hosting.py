@@ -125,7 +125,11 @@ async def host_game(
             on_status("a joiner with a wrong join secret was refused")
             await refuse(channel, "wrong join secret: check the invite code")
             return
-        if not isinstance(have, int) or isinstance(have, bool) or have < 0:
+        if not isinstance(have, int) or isinstance(have, bool) or have < 0 \
+                or (session is not None and have > session.sent_count) \
+                or (session is not None and not first_hello_matches(session, hi.get("first"))):
+            # (a `have` beyond what we sent, or a `first` that is not our hello: refused,
+            # this connection only; the game is untouched, SPEC 3.4)
             await refuse(channel, "bad greeting")
             return
         if finished.is_set():
@@ -226,8 +230,8 @@ async def host_game(
                     continue
                 if session.finished:
                     finished.set()
-                elif session.peer.flow.game_id is not None and session.away_since is not None \
-                        and trio.current_time() - session.away_since > config.limits.abandon:
+                elif session.peer.flow.game_id is not None \
+                        and session.away_too_long(trio.current_time()):
                     # (before the game has an id nothing is saved: wait for a joiner as at
                     # first)
                     if not session.done:
@@ -259,6 +263,14 @@ def awaits_joiner_hello(session: GameSession) -> bool:
     sent its own (so it knows the game id) may come back and send it again."""
     flow = session.peer.flow
     return HOST in flow.hellos and JOINER not in flow.hellos
+
+
+def first_hello_matches(session: GameSession, first: object) -> bool:
+    """A `hi`'s `first` is nil or the body hash of our hello (SPEC 3.4)."""
+    if first is None:
+        return True
+    hellos = session.peer.flow.senders[HOST].hashes
+    return isinstance(first, bytes) and bool(hellos) and hmac.compare_digest(first, hellos[0])
 
 
 async def refuse(channel: FramedChannel, reason: str) -> None:

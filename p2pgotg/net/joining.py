@@ -130,7 +130,7 @@ async def join_game(
                     session.link = Link.RECONNECTING
                     if session.away_since is None:
                         session.away_since = trio.current_time()
-                    if trio.current_time() - session.away_since > limits.abandon:
+                    if session.away_too_long(trio.current_time()):
                         if not session.done:
                             on_status("the host stayed away too long: claiming the game")
                         session.claim_abandonment()  # (nothing to claim when it is done)
@@ -202,10 +202,17 @@ async def _one_connection(
         except trio.TooSlowError:
             raise SessionError("the host did not take our greeting in time", fatal=False) \
                 from None
-        ok = await receive_control(channel, "ok", limits.handshake)
+        ours = session is not None and session.peer.flow.game_id is not None
+        try:
+            ok = await receive_control(channel, "ok", limits.handshake)
+        except SessionError as exc:
+            if ours:  # an unsigned frame never makes us give up a game for good (SPEC 3.4)
+                raise SessionError(str(exc), fatal=False) from None
+            raise
         peer_has = ok.get("have", 0)
-        if not isinstance(peer_has, int) or isinstance(peer_has, bool) or peer_has < 0:
-            raise SessionError("the host sent a bad greeting")
+        if not isinstance(peer_has, int) or isinstance(peer_has, bool) or peer_has < 0 \
+                or (session is not None and peer_has > session.sent_count):
+            raise SessionError("the host sent a bad greeting", fatal=not ours)
         if session is not None and gid is not None and ok.get("game") != gid \
                 and not _host_awaits_our_hello(session, ok, peer_has):
             raise SessionError("the host does not have our game any more")

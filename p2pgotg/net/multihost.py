@@ -236,6 +236,10 @@ class _MultiHost:
             self.stats.refused += 1
             await refuse(channel, "this game is over")
             return
+        if have > game.session.sent_count:  # (more than we ever sent: SPEC 3.4)
+            self.stats.refused += 1
+            await refuse(channel, "bad greeting")
+            return
         if game.live is not None:
             # Our joiner is back on a new connection while we still hold its old one (a
             # drop we have not noticed yet): the old one is stale, the new one wins.
@@ -334,7 +338,7 @@ class _MultiHost:
         which may well hold everything, has not been back for a while ('unconfirmed');
         or its joiner stayed away too long ('abandoned'); or it never got an id and its
         joiner left ('dropped'). The slot is free as soon as the verdict is known."""
-        session, limits = game.session, self.config.limits
+        session = game.session
         while True:
             if session.finished:
                 return "finished"
@@ -353,7 +357,7 @@ class _MultiHost:
                     # The joiner left without confirming our last messages: it had them
                     # all (its goodbye was lost), or it would have been back by now.
                     return "unconfirmed"
-                elif away > limits.abandon:
+                elif session.away_too_long(trio.current_time()):
                     if not session.done:
                         self.status(game, "the other player stayed away too long: "
                                     "claiming the game")

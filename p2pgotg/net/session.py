@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import enum
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,12 +25,12 @@ from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.protocol import (
     LocalProtocolError,
     Peer,
-    Phase,
     RemoteProtocolError,
     Verdict,
 )
-from p2pgotg.protocol.events import Event
-from p2pgotg.protocol.flow import HOST, JOINER
+from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.protocol.events import ClaimMade, Event
+from p2pgotg.protocol.flow import DUTIES, HOST, JOINER
 
 SESSION_VERSION = 1
 #: Why a side says it is leaving (the `leave` control frame): the joiner declined the host's
@@ -67,10 +66,11 @@ class Limits:
     keepalive: float = 5.0  # send something at least this often
     silence: float = 20.0  # hear nothing this long and the connection counts as lost
     audit: float = 60.0  # after our audit, the peer's must come within this
-    duty: float = 30.0  # an automatic answer the peer owes (a challenge's reply, its token)
-    abandon: float = 180.0  # a peer away this long loses by abandonment
+    duty: float = 30.0  # an automatic answer the peer owes (coin, reveal, reply, token)
+    setup: float = 300.0  # the peer must commit its setup within this
+    abandon: float = 180.0  # a peer that owes something, away this long in all, loses
     bye: float = 5.0  # at the end, how long to wait for the peer's goodbye
-    grace: float = 5.0  # after (re)connecting, no claim before the peer's resends are in
+    grace: float = 5.0  # a claim waits this long after a (re)connection, once in all
     retry: tuple[float, float] = (0.5, 5.0)  # reconnect back-off, first and longest
 
 
@@ -118,9 +118,13 @@ class GameSession:
         self._changed = trio.Event()
         self.clocks = Clocks(0, 0)  # until the options are known (the host's hello)
         self._clocks_set = False
-        self._audit_since: float | None = None
-        self._owed: tuple[str, int, bool] | None = None  # who owes which challenge step
+        # What the peer owes us now (SPEC 3.6) and since when, by our reading. It outlives
+        # connections: no reconnect, resend or grace period restarts a deadline.
+        self._owed: tuple[object, ...] | None = None
         self._owed_since = 0.0
+        self._away_total = 0.0  # time the peer was away while owing it, closed intervals
+        self._connected_at: float | None = None  # when the current connection opened
+        self._unreadable = False  # the current connection brought input that proves nothing
         self._bye_have: int | None = None  # the `have` of our last bye on this connection
         self._done_at: float | None = None  # when this connection saw the game done
         self._timed: tuple = ()  # what `_timers` computes its deadlines from
@@ -186,13 +190,11 @@ class GameSession:
         self._outbox += self.peer.data_to_send()
         self.events += events
         now = trio.current_time()
+        disputes = self._disputes(events, now)
         self._update_clocks(now)
-        flow = self.peer.flow
-        if flow.phase is Phase.AUDIT and self._audit_since is None:
-            self._audit_since = now
-        owed = self._who_owes()
+        owed = self._what_peer_owes()
         if owed != self._owed:
-            self._owed, self._owed_since = owed, now
+            self._owed, self._owed_since, self._away_total = owed, now, 0.0
         timing = self._timing()
         if timing != self._timed:  # (most messages change no deadline: `_timers` sleeps on)
             self._timed = timing
@@ -203,6 +205,25 @@ class GameSession:
                 self.file.begin_sync()  # (the flush runs while the writer waits its turn)
             self._wake_writer.set()
         self._notify()
+        for claim in disputes:
+            with contextlib.suppress(LocalProtocolError):
+                self.perform(_disputing(claim))
+
+    def _disputes(self, events: list[Event], now: float) -> list[int]:
+        """The peer's claims against us that we sign a dispute of (SPEC 2.6): every one,
+        except a clock claim that our own reading of our clock agrees with (within a
+        second), and an abandonment claim after we really were away that long."""
+        me, them = self.peer.role, self.peer.peer_role
+        found = []
+        for event in events:
+            if not isinstance(event, ClaimMade) or event.role != them:
+                continue
+            if event.reason == "time" and self.clocks.flagged(me, now + 1.0):
+                continue
+            if event.reason == "abandoned" and self.away_for(now) >= self.limits.abandon:
+                continue
+            found.append(event.seq)
+        return found
 
     def _persist(self) -> None:
         records = self.peer.take_records()
@@ -210,7 +231,12 @@ class GameSession:
             self.file.append(records)
             return
         self._buffer += records
-        gid = self.peer.flow.game_id
+        flow = self.peer.flow
+        gid = flow.game_id
+        if gid is None and self.peer.failed is not None and flow.transcript:
+            # a hello that broke a rule: kept as evidence although no game id exists; the
+            # file is named by the hash of the first hello instead
+            gid = Envelope.decode(flow.transcript[0][1]).hash
         if gid is not None:
             path = self.save_dir / f"{gid.hex()}.gtr"
             try:
@@ -253,6 +279,10 @@ class GameSession:
         game is done, the peer has `limits.bye` seconds to confirm that it holds every
         message of ours (its goodbye); then the connection counts as lost."""
         self.link = Link.CONNECTED
+        now = trio.current_time()
+        if self.away_since is not None:
+            self._away_total += max(0.0, now - max(self.away_since, self._owed_since))
+        self._connected_at, self._unreadable = now, False
         self.away_since = None
         self.problem = None
         self.peer_has = peer_has
@@ -273,9 +303,14 @@ class GameSession:
         except BaseExceptionGroup as group:
             raise unwrap(group) from None
         finally:
+            now = trio.current_time()
+            if self._unreadable and self._connected_at is not None:
+                # a connection that brought only garbage counts as time away
+                self._away_total += max(0.0, now - max(self._connected_at, self._owed_since))
+            self._connected_at = None
             self.link = Link.CLOSED if self.finished else Link.RECONNECTING
             if not self.finished and self.away_since is None:
-                self.away_since = trio.current_time()
+                self.away_since = now
             self._notify()
 
     async def _until_settled(self) -> None:
@@ -327,7 +362,9 @@ class GameSession:
                 self._notify()
                 return
             if ctl["ctl"] == "error":
-                raise SessionError(f"the other player stopped: {ctl.get('reason', '?')}")
+                # unsigned: it proves nothing and never ends the game (SPEC 3.4)
+                raise SessionError(f"the other player stopped: {ctl.get('reason', '?')}",
+                                   fatal=False)
             return
         if self.peer.failed is not None:
             return  # a broken rule ended the game: nothing more to take
@@ -336,6 +373,14 @@ class GameSession:
         try:
             events = self.peer.receive(frame)
         except RemoteProtocolError as exc:
+            if not exc.violation.signed:  # proves nothing: drop this connection, resume
+                self._unreadable = True
+                self.problem = f"unreadable input from the other player: {exc}"
+                with trio.move_on_after(2):
+                    await channel.send(control("error", reason=f"dropping the connection: "
+                                               f"{exc}"))
+                raise SessionError(f"{self.problem}; the connection is dropped and the game "
+                                   "resumes", fatal=False) from None
             self._after([])  # keep the signed evidence
             self.problem = str(exc)
             with trio.move_on_after(2):
@@ -364,65 +409,95 @@ class GameSession:
         """Everything `_timers` derives its deadlines from (besides the time itself)."""
         flow, clocks = self.peer.flow, self.clocks
         clock = (clocks.running, clocks.since) if clocks.limit or clocks.per_move else None
-        return (self.done, flow.phase, self._owed, self._owed_since, self._audit_since,
-                len(flow.audits), clock)
+        return (self.done, self._owed, self._owed_since, len(flow.audits), clock)
 
-    def _who_owes(self) -> tuple[str, int, bool] | None:
-        """(role, ply, replied) of the automatic challenge answer now awaited, if any."""
-        pending = self.peer.flow.pending
-        if pending is None or self.peer.flow.is_over:
+    def _what_peer_owes(self) -> tuple[object, ...] | None:
+        """What the peer owes, identified so that a new obligation of the same kind (the
+        next move, the next challenge) is a new one; None when nothing or we owe first."""
+        flow = self.peer.flow
+        owed = flow.owes(self.peer.peer_role)
+        if owed is None or (not flow.is_over and flow.owes(self.peer.role) is not None):
             return None
-        replied = bool(pending.cts)
-        if pending.n >= 0 and replied:
-            return pending.attacker, pending.ply, replied  # the attacker's token
-        defender = HOST if pending.attacker == JOINER else JOINER
-        return defender, pending.ply, replied  # the defender's opening or table
+        game, pending = flow.game, flow.pending
+        return (owed, flow.phase, game.ply if game is not None else -1,
+                pending.ply if pending is not None else -1,
+                bool(pending.cts) if pending is not None else False)
+
+    def deadline(self, now: float) -> tuple[float, str] | None:
+        """When, by our reading, a claim against the peer falls due, and its reason
+        ("time" or "audit"); None when no limit runs (SPEC 3.6)."""
+        owed, flow, limits = self._owed, self.peer.flow, self.limits
+        if owed is None:
+            return None
+        kind = owed[0]
+        if kind in DUTIES:
+            return self._owed_since + limits.duty, "time"
+        if kind == "setup":
+            return self._owed_since + limits.setup, "time"
+        if kind == "move":
+            if self.clocks.flagged(self.peer.peer_role, now):
+                return now, "time"
+            due = self.clocks.deadline(self.peer.peer_role, now)
+            return None if due is None else (due, "time")
+        if kind == "audit" and self.peer.role in flow.audits and flow.audit_claim is None:
+            return self._owed_since + limits.audit, "audit"
+        return None
+
+    def away_for(self, now: float) -> float:
+        """How long the peer has been away (no working connection) in all while owing
+        what it owes now: across reconnects, a connection that brought only unreadable
+        input counted as away."""
+        total = self._away_total
+        if self.away_since is not None:
+            total += max(0.0, now - max(self.away_since, self._owed_since))
+        return total
+
+    def away_too_long(self, now: float) -> bool:
+        """Time to give up waiting for the peer: it owes us something and has been away
+        for the abandonment limit in all (claim the game: `claim_abandonment`), or the game
+        is done and it has not come back for our last messages within that limit."""
+        if self.done:
+            return self.away_since is not None and now - self.away_since > self.limits.abandon
+        return self._owed is not None and self.away_for(now) > self.limits.abandon
 
     async def _timers(self) -> None:
-        """Claim the game when the opponent's time runs out, when it withholds the answer a
-        challenge needs, or when it will not be audited. Runs with each connection, and
-        claims nothing in its first `limits.grace` seconds: what the peer did while the
-        connection was down (a move, an answer, its audit) is being sent again right now,
-        and must not lose to a claim made the instant the connection opened."""
-        me, them = self.peer.role, self.peer.peer_role
-        grace_end = trio.current_time() + self.limits.grace
+        """Claim the game when a limit on what the peer owes has passed by our reading
+        (its automatic answers, its setup, its clock, its audit). Runs with each
+        connection, but the deadlines do not restart with it. A claim waits until the
+        connection is `limits.grace` seconds old, so that what the peer sent while it was
+        away (its resends) arrives first, but never beyond the deadline plus one grace:
+        reconnecting again and again does not postpone it."""
+        grace = self.limits.grace
         while not self.done:
             now = trio.current_time()
-            flow = self.peer.flow
-            dues: list[tuple[float, str]] = []  # (when, the claim's reason)
-            owed = self._owed
-            if flow.phase is Phase.PLAY and owed is not None and owed[0] == them:
-                dues.append((self._owed_since + self.limits.duty, "time"))
-            if flow.phase is Phase.PLAY:
-                if self.clocks.flagged(them, now):
-                    dues.append((now, "time"))
-                else:
-                    theirs = self.clocks.deadline(them, now)
-                    if theirs is not None:
-                        dues.append((theirs, "time"))
-            elif flow.phase is Phase.AUDIT and self._audit_since is not None \
-                    and me in flow.audits and them not in flow.audits:
-                dues.append((self._audit_since + self.limits.audit, "abandoned"))
-            deadline = math.inf
-            for due, reason in sorted(dues):
-                due = max(due, grace_end)
-                if now >= due:
-                    self._claim(reason)
-                    break
-                deadline = min(deadline, due)
-            else:
-                with trio.move_on_at(deadline):
+            due = self.deadline(now)
+            if due is None:
+                await self._retime.wait()
+                continue
+            when, reason = due
+            opened = self._connected_at if self._connected_at is not None else now
+            if opened + grace > when:
+                when = min(opened + grace, when + grace)
+            if now >= when:
+                if not self._claim(reason):  # (refused: wait until something changes)
                     await self._retime.wait()
+                continue
+            with trio.move_on_at(when):
+                await self._retime.wait()
 
-    def _claim(self, reason: str) -> None:
-        with contextlib.suppress(LocalProtocolError):  # the game ended in the meantime
+    def _claim(self, reason: str) -> bool:
+        """Make the claim; False when our own view refuses it (the game ended meanwhile)."""
+        try:
             self.perform(lambda p: p.claim_forfeit(reason))
+        except LocalProtocolError:
+            return False
+        return True
 
     def claim_abandonment(self) -> None:
         """The peer stayed away past the limit: claim the game (recorded, and sent if it
-        ever comes back)."""
+        ever comes back); once the game is over, that it refused the audit."""
         if not self.done and self.peer.flow.game_id is not None:
-            self._claim("abandoned")
+            self._claim("audit" if self.peer.flow.is_over else "abandoned")
 
     async def leave(self, why: str, timeout: float = 2.0) -> None:
         """Tell the other side we are going (`declined` its rules, or `quit`), so that it
@@ -454,6 +529,10 @@ def lost_words(exc: BaseException, session: GameSession | None = None) -> str:
         text = exc.summary().split(". ")[0].rstrip(".")
         return f"connection lost: {text[:1].lower()}{text[1:]}"
     return f"connection lost: {exc}"
+
+
+def _disputing(claim: int) -> Action:
+    return lambda peer: peer.dispute(claim)
 
 
 def unwrap(group: BaseExceptionGroup) -> BaseException:

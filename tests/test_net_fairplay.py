@@ -1,0 +1,276 @@
+"""Fair play at the edges, as the driver enforces it: deadlines that outlive connections,
+one grace period in all, the coin and the setup on a deadline, away time that adds up
+across reconnects, and input that proves nothing never ending a game.
+
+Two sessions (or a session and a scripted cheater) over memory streams under trio's
+autojump clock: minutes pass in no real time and the numbers are exact.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import trio
+import trio.testing
+
+from p2pgotg.cli import main as cli_main
+from p2pgotg.crypto import key_from_seed
+from p2pgotg.net.errors import NetError
+from p2pgotg.net.framing import FramedChannel
+from p2pgotg.net.seat import drive
+from p2pgotg.net.session import GameSession, Limits, SessionError, control, parse_control
+from p2pgotg.players.bot_seat import BotSeat
+from p2pgotg.protocol import HOST, JOINER, Peer, Phase, RemoteProtocolError, parse
+from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.protocol.pair import det_rand
+from p2pgotg.rules import RuleOptions, Setup, Termination
+
+TLS_FP = hashlib.sha256(b"test_net_fairplay certificate").digest()
+SECRET = bytes(range(16))
+
+
+def det_key(label: str):
+    return key_from_seed(hashlib.sha256(f"test_net_fairplay/{label}".encode()).digest())
+
+
+def new_host(tmp_path: Path, limits: Limits, options: RuleOptions | None = None
+             ) -> GameSession:
+    peer = Peer(HOST, det_key("host"), TLS_FP, options or RuleOptions(),
+                det_rand("fairplay-host"))
+    return GameSession(peer, tmp_path / "host", SECRET, limits)
+
+
+def type_of(data: bytes) -> str:
+    return Envelope.decode(data).body().type
+
+
+def frames(limits: Limits, stream: trio.abc.Stream) -> FramedChannel:
+    return FramedChannel(stream, keepalive_interval=limits.keepalive,
+                         silence_timeout=limits.silence)
+
+
+class Cheater:
+    """A joiner driven by hand: a Peer that plays along (the bot's setup) but holds back
+    the messages `withhold` picks, and connects to the host's session when told to."""
+
+    def __init__(self, withhold: Callable[[bytes], bool], commit: bool = True) -> None:
+        self.peer = Peer(JOINER, det_key("cheater"), TLS_FP, None, det_rand("cheater"))
+        self.withhold = withhold
+        self.commit = commit
+        self.held: list[bytes] = []
+        self.frames: list[bytes] = []  # control frames the host sent
+
+    async def connect(self, host: GameSession, limits: Limits, nursery: trio.Nursery,
+                      stay: float, send_first: list[bytes] | None = None) -> None:
+        """One connection of `stay` seconds: resend what the host lacks, then play."""
+        a, b = trio.testing.memory_stream_pair()
+        ours = frames(limits, b)
+        done = trio.Event()
+
+        async def host_side() -> None:
+            with contextlib.suppress(Exception):  # (the connection's end, whatever it is)
+                await host.run_connection(frames(limits, a), self.peer.received_count())
+            done.set()
+
+        nursery.start_soon(host_side)
+        async def keep_alive() -> None:
+            with contextlib.suppress(NetError):
+                await ours.keep_alive()
+
+        with trio.move_on_after(stay):
+            async with trio.open_nursery() as inner:
+                inner.start_soon(keep_alive)
+                for data in self.peer.messages_since(host.peer.received_count()):
+                    if data not in self.held:
+                        await ours.send(data)
+                for data in send_first or []:
+                    await ours.send(data)
+                while True:
+                    try:
+                        frame = await ours.receive()
+                    except NetError:  # (the host hung up, or went quiet after the end)
+                        inner.cancel_scope.cancel()
+                        break
+                    if parse_control(frame) is not None:
+                        self.frames.append(frame)
+                        continue
+                    self.peer.receive(frame)
+                    self.act()
+                    for data in self.peer.data_to_send():
+                        if self.withhold(data):
+                            self.held.append(data)
+                        else:
+                            await ours.send(data)
+        await ours.aclose()
+        await done.wait()
+
+    def act(self) -> None:
+        peer = self.peer
+        if peer.phase is Phase.HELLO and JOINER not in peer.flow.hellos:
+            peer.accept()
+        elif self.commit and peer.phase is Phase.SETUP and peer.own_setup is None \
+                and peer.side is not None:
+            peer.commit_setup(Setup.random(peer.side, random.Random(5)))
+
+
+def claims_in(session: GameSession) -> list[tuple[str, str]]:
+    out = []
+    for role, data in parse(session.path.read_bytes()).messages:
+        body = Envelope.decode(data).body()
+        if body.type == "forfeit_claim":
+            out.append((role, body["reason"]))
+    return out
+
+
+async def until(session: GameSession, condition) -> float:
+    while not condition(session):
+        await session.wait_changed()
+    return trio.current_time()
+
+
+# -- deadlines that outlive connections ------------------------------------------------------
+
+
+@pytest.mark.parametrize("stay", [2.9, 0.4])
+async def test_reconnecting_over_and_over_postpones_a_claim_by_one_grace_in_all(
+        tmp_path, capsys, autojump_clock, stay):
+    """The joiner has seen the host's coin (so it knows who plays White) and never opens
+    its own; it reconnects every 3 s, staying 2.9 s or only 0.4 s. The host claims once the
+    duty limit has passed, at most one grace period later (plus, when no connection is up
+    at that moment, until the next one opens): churn does not hold the claim off."""
+    limits = Limits(duty=4.0, grace=5.0)
+    host = new_host(tmp_path, limits)
+    cheater = Cheater(lambda d: type_of(d) == "coin_open")
+    host.perform(lambda p: p.start())
+    coin_at: list[float] = []
+    claim_at: list[float] = []
+
+    async def watch() -> None:
+        coin_at.append(await until(host, lambda s: s.peer.flow.host_coin is not None))
+        claim_at.append(await until(host, lambda s: s.peer.flow.is_over))
+
+    connections = 0
+    with trio.fail_after(600):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(watch)
+            while not host.done:
+                connections += 1
+                await cheater.connect(host, limits, nursery, stay)
+                await trio.sleep(3.0 - stay)
+            nursery.cancel_scope.cancel()
+    waited = claim_at[0] - coin_at[0]
+    assert connections >= 3
+    assert limits.duty <= waited <= limits.duty + limits.grace + (3.0 - stay) + 0.01
+    assert claims_in(host) == [(HOST, "time")]
+    verdict = host.verdict
+    assert verdict is not None and verdict.winner == HOST and verdict.claimants == (HOST,)
+    assert verdict.termination is Termination.TIME_FORFEIT
+    host.close()
+    # refusing to open one's coin after seeing the other's loses: on the host's word
+    assert cli_main(["verify", str(host.path)]) == 4
+    assert "host wins (time forfeit)" in capsys.readouterr().out
+
+
+async def test_a_setup_never_committed_loses_at_the_setup_deadline(tmp_path, capsys,
+                                                                  autojump_clock):
+    limits = Limits(setup=300.0)
+    host = new_host(tmp_path, limits)
+    cheater = Cheater(lambda d: False, commit=False)
+    host.perform(lambda p: p.start())
+    started: list[float] = []
+    with trio.fail_after(3600):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(drive, host, BotSeat(random.Random(1)).step)
+
+            async def watch() -> None:
+                started.append(await until(host, lambda s: s.peer.phase is Phase.SETUP))
+
+            nursery.start_soon(watch)
+            await cheater.connect(host, limits, nursery, 400.0)
+            nursery.cancel_scope.cancel()
+    assert claims_in(host) == [(HOST, "time")]
+    verdict = host.verdict
+    assert verdict is not None and verdict.winner == HOST
+    assert verdict.termination is Termination.TIME_FORFEIT
+    ended = [e for e in host.events if type(e).__name__ == "ClaimMade"]
+    assert len(ended) == 1
+    host.close()
+    assert cli_main(["verify", str(host.path)]) == 4  # the claimant's word
+    out = capsys.readouterr().out
+    assert "before both setups were revealed" in out
+
+
+async def test_away_time_adds_up_across_reconnects(tmp_path, autojump_clock):
+    """The joiner owes its coin opening and pops in for 0.5 s every 3 s: what counts is the
+    time away in all, so the abandonment limit is reached although it keeps coming back."""
+    limits = Limits(duty=10_000.0, abandon=30.0)  # (no duty claim here: abandonment only)
+    host = new_host(tmp_path, limits)
+    cheater = Cheater(lambda d: type_of(d) == "coin_open")
+    host.perform(lambda p: p.start())
+    with trio.fail_after(600):
+        async with trio.open_nursery() as nursery:
+            while not host.away_too_long(trio.current_time()):
+                await cheater.connect(host, limits, nursery, 0.5)
+                await trio.sleep(2.5)
+            nursery.cancel_scope.cancel()
+    now = trio.current_time()
+    assert host.away_for(now) > limits.abandon
+    assert now < limits.abandon * 3 / 2.5 + 10  # (away 5/6 of the time)
+    host.claim_abandonment()
+    assert claims_in(host) == [(HOST, "abandoned")]
+
+
+# -- input that proves nothing ----------------------------------------------------------------
+
+
+async def test_garbage_drops_the_connection_and_the_game_goes_on(tmp_path, autojump_clock):
+    limits = Limits()
+    host = new_host(tmp_path, limits)
+    cheater = Cheater(lambda d: False)
+    host.perform(lambda p: p.start())
+    with trio.fail_after(600):
+        async with trio.open_nursery() as nursery:
+            await cheater.connect(host, limits, nursery, 5.0,
+                                  send_first=[b"\xc1 not a message"])
+            assert host.peer.failed is None and not host.done
+            assert any(parse_control(f)["ctl"] == "error" and "malformed-envelope" in
+                       parse_control(f)["reason"] for f in cheater.frames)
+            await cheater.connect(host, limits, nursery, 5.0)
+            nursery.cancel_scope.cancel()
+    assert host.peer.phase is Phase.SETUP  # the game went on after the garbage
+    assert host.peer.failed is None
+
+
+async def test_an_unsigned_error_frame_never_ends_a_game(tmp_path, autojump_clock):
+    limits = Limits()
+    host = new_host(tmp_path, limits)
+    host.perform(lambda p: p.start())
+    a, b = trio.testing.memory_stream_pair()
+    theirs = frames(limits, b)
+    with trio.fail_after(600):
+        async with trio.open_nursery() as nursery:
+            async def say_stop() -> None:
+                await theirs.receive()  # the host's hello
+                await theirs.send(control("error", reason="go away"))
+
+            nursery.start_soon(say_stop)
+            with pytest.raises(SessionError) as caught:
+                await host.run_connection(frames(limits, a), 0)
+            assert not caught.value.fatal  # drop this connection; the game waits
+    assert not host.done and host.peer.failed is None
+
+
+def test_a_bad_signature_leaves_the_peer_usable_and_unrecorded() -> None:
+    from p2pgotg.protocol.scenarios import bad_signature
+
+    result = bad_signature(1)
+    assert isinstance(result.error, RemoteProtocolError)
+    assert result.honest.failed is None
+    before = len(result.honest.flow.senders[result.honest.role].envelopes)
+    result.honest.chat("still here")  # it still acts
+    assert len(result.honest.flow.senders[result.honest.role].envelopes) == before + 1
