@@ -15,13 +15,16 @@ import random
 import re
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
 
 import msgpack
 import trio
 
-from p2pgotg.crypto import key_from_seed, ot
+from p2pgotg.crypto import key_from_seed, ot, sign
 from p2pgotg.crypto.commitments import piece_commitment, seed_commitment, setup_hash
 from p2pgotg.protocol import HOST, JOINER, LocalProtocolError, Phase
+from p2pgotg.protocol.envelope import seal
+from p2pgotg.protocol.messages import Body
 from p2pgotg.rules import (
     FULL_SET,
     ChallengeMode,
@@ -44,6 +47,7 @@ from .harness import (
     body_of,
     challenging,
     control,
+    expect_closed,
     expect_refusal,
     hosts_turn,
     in_phase,
@@ -90,6 +94,7 @@ GROUPS = {
     4: "blind mode",
     5: "audit",
     6: "timeouts",
+    7: "fair play at the edges",
 }
 
 CASES: list[Case] = []
@@ -223,12 +228,16 @@ async def steer_coin(ctx: Ctx) -> str:
 
 
 @case("1.9", "first message is not a hello",
-      expect="error frame naming `hello-first`; the connection closes", spec="2.3 step 2")
+      expect="error frame naming `hello-first`; the connection closes; nothing is over "
+      "(an unsigned first message proves nothing): a new `hi` starts a game that is played "
+      "to a clean verdict", spec="2.3 step 2", timeout=45)
 async def hello_first(ctx: Ctx) -> str:
     j = await ctx.join()
     await j.play(lambda j: HOST in j.flow.hellos, policy=silent, waiting_for="the host's hello")
-    await j.send_cheat(j.forge("chat", {"text": "hello?"}, game=bytes(32)))
-    return rejected(await j.expect_rejection("hello-first"))
+    await j.send_unattributable(j.forge("chat", {"text": "hello?"}, game=bytes(32)))
+    reason = await j.expect_drop("hello-first")
+    j = await ctx.join(seed_offset=1)
+    return f"{rejected(reason)}; then a new game: {_ended(j, await j.finish())}"
 
 
 @case("1.10", "a second joiner while one is connected",
@@ -320,6 +329,19 @@ async def setup_outside_home(ctx: Ctx) -> str:
 
 # == 3. play ===============================================================================
 
+async def _resumed(ctx: Ctx, j: Joiner, rule: str) -> str:
+    """After input that proves nothing about us: dropped, then resumed to the end."""
+    reason = await j.expect_drop(rule)
+    ok = await ctx.rejoin(j)
+    verdict = await j.finish()
+    return (f"{rejected(reason)}; resumed (host held {ok['have']} of ours); "
+            f"{_ended(j, verdict)}")
+
+
+DROPPED = ("; the game is not over (the message proves nothing about its sender): the joiner "
+           "resumes and plays on to a clean verdict")
+
+
 def _two_rows_away(j: Joiner) -> tuple[int, int]:
     """A move of one of our pieces two ranks forward or back: never legal (1.6)."""
     src = plain_moves(j)[0].from_square
@@ -401,27 +423,29 @@ async def after_end(ctx: Ctx) -> str:
 
 
 @case("3.7", "message from another game (game id)",
-      expect="error frame naming `game-id`", spec="2.3 step 7, 2.7")
+      expect="error frame naming `game-id`; the connection closes" + DROPPED,
+      spec="2.3 step 4, 2.7", timeout=45)
 async def other_game(ctx: Ctx) -> str:
     j = await ctx.join()
     await j.play(my_turn)
     move = plain_moves(j)[0]
     other = hashlib.sha256(b"another game").digest()
-    await j.send_cheat(j.forge("move", {"ply": j.view.ply, "from": move.from_square,
-                                        "to": move.to_square}, game=other))
-    return rejected(await j.expect_rejection("game-id"))
+    await j.send_unattributable(j.forge("move", {"ply": j.view.ply, "from": move.from_square,
+                                                 "to": move.to_square}, game=other))
+    return await _resumed(ctx, j, "game-id")
 
 
 @case("3.8", "a dropped message (sequence number skips one)",
-      expect="error frame naming `sequence`", spec="2.3 step 4, 2.7")
+      expect="error frame naming `sequence`; the connection closes" + DROPPED,
+      spec="2.3 step 4, 2.7", timeout=45)
 async def dropped(ctx: Ctx) -> str:
     j = await ctx.join()
     await j.play(my_turn)
     move = plain_moves(j)[0]
-    await j.send_cheat(j.forge("move", {"ply": j.view.ply, "from": move.from_square,
-                                        "to": move.to_square},
-                               seq=j.flow.next_seq(JOINER) + 1))
-    return rejected(await j.expect_rejection("sequence"))
+    await j.send_unattributable(j.forge("move", {"ply": j.view.ply, "from": move.from_square,
+                                                 "to": move.to_square},
+                                        seq=j.flow.next_seq(JOINER) + 1))
+    return await _resumed(ctx, j, "sequence")
 
 
 @case("3.9", "equivocation: two different moves with one sequence number",
@@ -440,25 +464,27 @@ async def equivocation(ctx: Ctx) -> str:
 
 
 @case("3.10", "bad signature (another key)",
-      expect="error frame naming `bad-signature`; the message is not attributable",
-      spec="2.3 step 2, 2.7")
+      expect="error frame naming `bad-signature`; the connection closes" + DROPPED,
+      spec="2.3 step 2, 2.7", timeout=45)
 async def bad_signature(ctx: Ctx) -> str:
     j = await ctx.join()
     await j.play(my_turn)
     move = plain_moves(j)[0]
-    await j.send_cheat(j.forge("move", {"ply": j.view.ply, "from": move.from_square,
-                                        "to": move.to_square},
-                               key=key_from_seed(hashlib.sha256(b"not ours").digest())))
-    return rejected(await j.expect_rejection("bad-signature"))
+    await j.send_unattributable(j.forge(
+        "move", {"ply": j.view.ply, "from": move.from_square, "to": move.to_square},
+        key=key_from_seed(hashlib.sha256(b"not ours").digest())))
+    return await _resumed(ctx, j, "bad-signature")
 
 
 @case("3.11", "malformed envelope (a 5-byte signature)",
-      expect="error frame naming `malformed-envelope`", spec="2.3 step 1")
+      expect="error frame naming `malformed-envelope`; the connection closes" + DROPPED,
+      spec="2.3 step 1", timeout=45)
 async def malformed_envelope(ctx: Ctx) -> str:
     j = await ctx.join()
     await j.play(my_turn)
-    await j.send_cheat(msgpack.packb({"body": b"\x80", "sig": b"short"}, use_bin_type=True))
-    return rejected(await j.expect_rejection("malformed-envelope"))
+    await j.send_unattributable(msgpack.packb({"body": b"\x80", "sig": b"short"},
+                                              use_bin_type=True))
+    return await _resumed(ctx, j, "malformed-envelope")
 
 
 @case("3.12", "malformed body (a square out of range), correctly signed",
@@ -498,12 +524,13 @@ async def oversized(ctx: Ctx) -> str:
 
 
 @case("3.14", "garbage bytes in a frame",
-      expect="error frame naming `malformed-envelope`", spec="2.3 step 1")
+      expect="error frame naming `malformed-envelope`; the connection closes" + DROPPED,
+      spec="2.3 step 1", timeout=45)
 async def garbage(ctx: Ctx) -> str:
     j = await ctx.join()
     await j.play(my_turn)
-    await j.send_cheat(b"\xc1" + random.Random(ctx.seed).randbytes(200))
-    return rejected(await j.expect_rejection("malformed-envelope"))
+    await j.send_unattributable(b"\xc1" + random.Random(ctx.seed).randbytes(200))
+    return await _resumed(ctx, j, "malformed-envelope")
 
 
 @case("3.15", "broken chain: `prev` is not our previous message",
@@ -519,15 +546,16 @@ async def chain_prev(ctx: Ctx) -> str:
 
 
 @case("3.16", "broken chain: `ack` names no message of the host",
-      expect="error frame naming `chain-ack`", spec="2.3 step 6")
+      expect="error frame naming `chain-ack`; the connection closes" + DROPPED,
+      spec="2.3 step 6", timeout=45)
 async def chain_ack(ctx: Ctx) -> str:
     j = await ctx.join()
     await j.play(my_turn)
     move = plain_moves(j)[0]
-    await j.send_cheat(j.forge("move", {"ply": j.view.ply, "from": move.from_square,
-                                        "to": move.to_square},
-                               ack=hashlib.sha256(b"no such message").digest()))
-    return rejected(await j.expect_rejection("chain-ack"))
+    await j.send_unattributable(j.forge(
+        "move", {"ply": j.view.ply, "from": move.from_square, "to": move.to_square},
+        ack=hashlib.sha256(b"no such message").digest()))
+    return await _resumed(ctx, j, "chain-ack")
 
 
 @case("3.17", "challenge without the attacker's opening",
@@ -538,6 +566,18 @@ async def opening_missing(ctx: Ctx) -> str:
     await j.send_cheat(j.forge("move", {"ply": j.view.ply, "from": move.from_square,
                                         "to": move.to_square}))
     return rejected(await j.expect_rejection("opening-missing"))
+
+
+@case("3.19", "`ack` goes back: a zero ack after a non-zero one",
+      expect="error frame naming `chain-ack` (our own two signed messages contradict)",
+      spec="2.3 step 6")
+async def ack_goes_back(ctx: Ctx) -> str:
+    j = await ctx.join()
+    await j.play(my_turn)
+    move = plain_moves(j)[0]
+    await j.send_cheat(j.forge("move", {"ply": j.view.ply, "from": move.from_square,
+                                        "to": move.to_square}, ack=bytes(32)))
+    return rejected(await j.expect_rejection("chain-ack"))
 
 
 @case("3.18", "plain move carrying an opening",
@@ -681,8 +721,8 @@ async def _audit_late(j: Joiner) -> str:
 
 
 @case("5.3", "the joiner never opens its commitments (audit refused)",
-      expect="after its audit timeout the host sends `forfeit_claim` (\"abandoned\"): the "
-      "joiner loses by `audit-refused`; goodbyes; the host exits 0",
+      expect="after its audit timeout the host sends `forfeit_claim` (\"audit\"): the "
+      "joiner loses on the host's claim; goodbyes; the host exits 0",
       spec="2.6, 3.6", options=("--audit-timeout", str(AUDIT_TIME)))
 async def refuse_audit(ctx: Ctx) -> str:
     j = await ctx.join()
@@ -690,9 +730,9 @@ async def refuse_audit(ctx: Ctx) -> str:
     j.intercept("audit", lambda j, d: [])  # withheld
     j.peer.resign()
     await j.flush()
-    took = await _await_claim(j, "abandoned", AUDIT_TIME + 10)
+    took = await _await_claim(j, "audit", AUDIT_TIME + 10)
     await j.settle()
-    return f"forfeit_claim 'abandoned' {took:.1f} s after our resignation; byes; host closed"
+    return f"forfeit_claim 'audit' {took:.1f} s after our resignation; byes; host closed"
 
 
 # == 6. timeouts ===========================================================================
@@ -806,6 +846,302 @@ async def withhold_token(ctx: Ctx) -> str:
                  waiting_for="our blind challenge and the host's table")
     took = await _await_claim(j, "time", DUTY_TIME + 10)
     return f"forfeit_claim 'time' {took:.1f} s after the host's table; {await _audit_late(j)}"
+
+
+# == 7. fair play at the edges ================================================================
+
+SETUP_TIME = 2  # seconds, for --setup-timeout
+TIMED = RuleOptions(move_seconds=60)
+
+
+def _claim(j: Joiner, reason: str, **chain: Any) -> bytes:
+    return j.forge("forfeit_claim", {"reason": reason}, **chain)
+
+
+def _instead(reason: str):
+    """An interceptor: the claim of `reason` in the place of the message our Peer made."""
+    def replace(j: Joiner, data: bytes) -> list[bytes]:
+        body = body_of(data)
+        return [j.forge("forfeit_claim", {"reason": reason}, seq=body.seq, prev=body.prev,
+                        ack=body.ack)]
+    return replace
+
+
+@case("7.1", "a time claim in a game with no clock, on the host's turn",
+      expect="error frame naming `false-claim`: the host owes a move, which has no time limit",
+      spec="2.6 claims, 2.7")
+async def claim_without_clock(ctx: Ctx) -> str:
+    j = await ctx.join()
+    await j.play(hosts_turn)
+    await j.send_cheat(_claim(j, "time"))
+    return rejected(await j.expect_rejection("false-claim"))
+
+
+@case("7.2", "a time claim on our own turn (a clock is set)",
+      expect="error frame naming `false-claim`: the claimant itself owes the move",
+      spec="2.6 claims, 2.7", options=("--move-time", "60"), rules=TIMED)
+async def claim_own_turn(ctx: Ctx) -> str:
+    j = await ctx.join()
+    await j.play(my_turn)
+    await j.send_cheat(_claim(j, "time"))
+    return rejected(await j.expect_rejection("false-claim"))
+
+
+@case("7.3", "a time claim instead of the reply we owe",
+      expect="error frame naming `false-claim`: the host owed nothing; the claimant owed "
+      "its reply", spec="2.6 claims, 2.7", timeout=40)
+async def claim_instead_of_reply(ctx: Ctx) -> str:
+    j = await ctx.join()
+    j.intercept("reply", _instead("time"))
+    await j.play(lambda j: j.cheated, timeout=30, waiting_for="a challenge by the host")
+    return rejected(await j.expect_rejection("false-claim"))
+
+
+@case("7.4", "an abandonment claim instead of opening our coin",
+      expect="error frame naming `false-claim`: the claimant owed the opening of its coin",
+      spec="2.6 claims, 2.5")
+async def claim_in_coin_toss(ctx: Ctx) -> str:
+    j = await ctx.join()
+    j.intercept("coin_open", _instead("abandoned"))
+    await j.play(lambda j: j.cheated, waiting_for="the host's coin")
+    return rejected(await j.expect_rejection("false-claim"))
+
+
+@case("7.5", "an abandonment claim while the host owes nothing",
+      expect="error frame naming `false-claim`: it is our turn; the host, connected and "
+      "answering, owes nothing", spec="2.6 claims")
+async def claim_abandoned_own_turn(ctx: Ctx) -> str:
+    j = await ctx.join()
+    await j.play(my_turn)
+    await j.send_cheat(_claim(j, "abandoned"))
+    return rejected(await j.expect_rejection("false-claim"))
+
+
+@case("7.6", "an audit claim before our own audit",
+      expect="error frame naming `false-claim`: a side claims the audit only after its own",
+      spec="2.6 claims")
+async def audit_claim_early(ctx: Ctx) -> str:
+    j = await ctx.join()
+    await j.play(plies(2))
+    j.intercept("audit", _instead("audit"))
+    j.peer.resign()
+    await j.flush()
+    return rejected(await j.expect_rejection("false-claim"))
+
+
+@case("7.7", "resignation, audit and an audit claim in one burst",
+      expect="the host's audit (sent on the resignation) crosses the claim: the claim is "
+      "void, nobody is convicted; the host's audit is clean, host wins by resignation; "
+      "goodbyes; the host exits 0", spec="2.6 claims, 2.4 after the end", timeout=40)
+async def instant_audit_claim(ctx: Ctx) -> str:
+    j = await ctx.join()
+    await j.play(plies(2))
+    await j.send_honest(j.produce(lambda p: p.resign()))  # the resignation and our audit
+    await j.send_honest([j.forge("forfeit_claim", {"reason": "audit"}, record=True)])
+    verdict = await j.finish()
+    if verdict.winner != HOST or verdict.claimants:
+        raise Fail(f"our own verdict is not the host's win by resignation: {verdict}")
+    code = await ctx.host.wait_exit(5.0)
+    said = [line for line in ctx.host.stdout_lines if line.startswith("game over")]
+    if code != 0 or not said or "resignation" not in said[-1] or "claim" in said[-1]:
+        raise Fail(f"the host did not end clean by our resignation: {said} (exit {code})")
+    return f"no error frame; {_ended(j, verdict)}; host said {said[-1]!r}"
+
+
+@case("7.8", "a time claim after our own resignation",
+      expect="error frame naming `after-end`", spec="2.4 after the end")
+async def claim_after_end(ctx: Ctx) -> str:
+    j = await ctx.join()
+    await j.play(my_turn)
+    await j.send_honest(j.produce(lambda p: p.resign()))
+    await j.send_cheat(j.forge("forfeit_claim", {"reason": "time"}))
+    return rejected(await j.expect_rejection("after-end"))
+
+
+@case("7.9", "blind: our table crosses the host's time claim; we dispute the claim",
+      expect=f"after the duty timeout ({DUTY_TIME} s) the host claims time; our table, sent "
+      "before we saw the claim (its ack says so), is taken without a violation; our audit and "
+      "our dispute are taken; the host's verdict says the result rests on its claim, "
+      "disputed; goodbyes; the host exits 0", spec="2.4 after the end, 2.6 disputes, 3.6",
+      options=("--arbiter", "blind", "--duty-timeout", str(DUTY_TIME)), rules=BLIND,
+      timeout=40)
+async def table_crossing_claim(ctx: Ctx) -> str:
+    j = await ctx.join()
+    held: list[bytes] = []
+
+    def hold(j: Joiner, data: bytes) -> list[bytes]:
+        held.append(data)
+        return []
+
+    j.intercept("blind_reply", hold)
+    await j.play(lambda j: j.cheated, timeout=30, waiting_for="a blind challenge by the host")
+    took = await _await_claim(j, "time", DUTY_TIME + 10)
+    claim = body_of(j.host_messages[-1])
+    await j.send_honest(held)  # sent as if just before the claim came: it crossed it
+    own = j.own
+    await j.send_honest([j.forge_next("audit", {"ranks": bytes(own.setup.ranks),
+                                                "salts": b"".join(own.salts),
+                                                "seed": own.seed})])
+    await j.send_honest([j.forge_next("dispute", {"claim": claim.seq})])
+    await j.settle()
+    code = await ctx.host.wait_exit(5.0)
+    said = [line for line in ctx.host.stdout_lines if line.startswith("game over")]
+    if code != 0 or not said or "disputed" not in said[-1]:
+        raise Fail(f"the host's end does not record our dispute: {said} (exit {code})")
+    return f"claim after {took:.1f} s; table, audit and dispute taken; host said {said[-1]!r}"
+
+
+@case("7.10", "the defender withholds its reply and reconnects every second",
+      expect=f"the duty timeout ({DUTY_TIME} s) keeps counting across reconnects: the host "
+      "claims time within the duty timeout plus one grace period (5 s), not later",
+      spec="3.6", options=("--duty-timeout", str(DUTY_TIME)), timeout=50)
+async def churn_withholding(ctx: Ctx) -> str:
+    j = await ctx.join()
+    j.intercept("reply", lambda j, d: [])
+    await j.play(lambda j: j.cheated, timeout=25, waiting_for="a challenge by the host")
+    start = trio.current_time()
+    reconnects = 0
+    while True:
+        try:
+            frame = await j.next_game_message(0.8, "the host's time claim")
+        except (Fail, Closed):
+            await j.conn.close()
+            await ctx.rejoin(j, as_sent=True)
+            reconnects += 1
+            continue
+        body = body_of(frame)
+        if body is not None and body.type == "forfeit_claim":
+            break
+    took = trio.current_time() - start
+    if took > DUTY_TIME + 5 + 2.0:
+        raise Fail(f"the host claimed only after {took:.1f} s and {reconnects} reconnects: "
+                   "reconnecting held the claim off")
+    return f"forfeit_claim after {took:.1f} s and {reconnects} reconnects; " + \
+        await _audit_late(j)
+
+
+@case("7.11", "the joiner sees the host's coin and never opens its own",
+      expect=f"after the duty timeout ({DUTY_TIME} s), not before, the host claims time: "
+      "refusing to open one's coin loses, so aborting the toss does not choose the colour "
+      "for free; goodbyes; the host exits 0", spec="2.5, 3.6",
+      options=("--duty-timeout", str(DUTY_TIME)))
+async def refuse_coin_open(ctx: Ctx) -> str:
+    j = await ctx.join()
+    j.intercept("coin_open", lambda j, d: [])
+    await j.play(lambda j: j.cheated, waiting_for="the host's coin")
+    took = await _await_claim(j, "time", DUTY_TIME + 10)
+    if took < DUTY_TIME - 0.5:
+        raise Fail(f"the host claimed after {took:.2f} s, before the duty timeout")
+    await j.settle()
+    return f"forfeit_claim 'time' {took:.1f} s after its coin; byes; host closed"
+
+
+@case("7.12", "the joiner never commits a setup",
+      expect=f"after the setup timeout ({SETUP_TIME} s), not before, the host claims time; "
+      "goodbyes; the host exits 0", spec="2.5, 3.6",
+      options=("--setup-timeout", str(SETUP_TIME)))
+async def never_commit(ctx: Ctx) -> str:
+    j = await ctx.join()
+
+    def accept_only(peer):  # our hello, and nothing after it
+        return j.seat.step(peer) if peer.phase is Phase.HELLO else None
+
+    await j.play(in_phase(Phase.SETUP), policy=accept_only)
+    j.cheated = True  # (we will not commit: our Peer stays as it is)
+    took = await _await_claim(j, "time", SETUP_TIME + 10)
+    if took < SETUP_TIME - 0.5:
+        raise Fail(f"the host claimed after {took:.2f} s, before the setup timeout")
+    await j.settle()
+    return f"forfeit_claim 'time' {took:.1f} s into the setup; byes; host closed"
+
+
+@case("7.13", "our hello's key is the identity point, 'signed' so that it verifies",
+      expect="error frame naming `bad-key`", spec="2.3 step 2, 2.4 hello")
+async def bad_key(ctx: Ctx) -> str:
+    j = await ctx.join()
+
+    def identity_key(j: Joiner, data: bytes) -> list[bytes]:
+        from nacl.bindings import crypto_scalarmult_ed25519_base_noclamp
+
+        body = body_of(data)
+        fields = dict(body.fields)
+        fields["key"] = b"\x01" + bytes(31)
+        raw = Body("hello", body.seq, body.prev, body.ack, None, fields).encode()
+        s = (7).to_bytes(32, "little")  # with that key, (s*B, s) verifies for anything
+        return [msgpack.packb({"body": raw, "sig": crypto_scalarmult_ed25519_base_noclamp(s)
+                               + s}, use_bin_type=True)]
+
+    j.intercept("hello", identity_key)
+    await j.play(lambda j: j.cheated, waiting_for="our hello")
+    return rejected(await j.expect_rejection("bad-key"))
+
+
+@case("7.14", "a move whose body repeats the `to` key",
+      expect="error frame naming `malformed-message` (two decoders could read two moves)",
+      spec="2.1, 2.3 step 3")
+async def repeated_key(ctx: Ctx) -> str:
+    j = await ctx.join()
+    await j.play(my_turn)
+    first, second = plain_moves(j)[:2]
+    chain = j.chain_fields()
+    pairs = [("t", "move"), ("seq", chain["seq"]), ("prev", chain["prev"]),
+             ("ack", chain["ack"]), ("game", chain["game"]), ("ply", j.view.ply),
+             ("from", first.from_square), ("to", first.to_square), ("to", second.to_square)]
+    raw = bytes([0x80 | len(pairs)]) + b"".join(
+        msgpack.packb(k) + msgpack.packb(v, use_bin_type=True) for k, v in pairs)
+    await j.send_cheat(msgpack.packb({"body": raw, "sig": sign(j.key, raw)},
+                                     use_bin_type=True))
+    return rejected(await j.expect_rejection("malformed-message"))
+
+
+@case("7.15", "our reveal's ack does not reach the host's commitment (which we had)",
+      expect="error frame naming `privacy-screen`: judged by what the reveal's sender had "
+      "seen, not by the order the host processed things", spec="2.4 setup_reveal")
+async def reveal_stale_ack(ctx: Ctx) -> str:
+    j = await ctx.join()
+
+    def stale(j: Joiner, data: bytes) -> list[bytes]:
+        body = body_of(data)
+        host = j.flow.senders[HOST]
+        commit = next(i for i, e in enumerate(host.envelopes)
+                      if body_of(e).type == "setup_commit")
+        ack = host.hashes[commit - 1]
+        return [seal(j.key, Body(body.type, body.seq, body.prev, ack, body.game,
+                                 dict(body.fields))).encode()]
+
+    j.intercept("setup_reveal", stale)
+    await j.play(lambda j: j.cheated, waiting_for="both setup commitments")
+    return rejected(await j.expect_rejection("privacy-screen"))
+
+
+@case("7.16", "an `error` control frame from us in mid-game",
+      expect="the host closes that connection and keeps the game (an unsigned frame never "
+      "ends a game); we resume and play on to a clean verdict", spec="3.4", timeout=45)
+async def error_frame_mid_game(ctx: Ctx) -> str:
+    j = await ctx.join()
+    await j.play(plies(2))
+    await j.conn.send(control("error", reason="conformance: testing"))
+    await expect_closed(j.conn, within=5.0, after="our error frame")
+    ok = await ctx.rejoin(j)
+    verdict = await j.finish()
+    return f"host closed; resumed (host held {ok['have']} of ours); {_ended(j, verdict)}"
+
+
+@case("7.17", "a resume whose `have` is more than the host ever sent",
+      expect="an error frame and that connection closed; the game untouched: a proper "
+      "resume plays on to a clean verdict", spec="3.4", timeout=45)
+async def have_too_large(ctx: Ctx) -> str:
+    j = await ctx.join()
+    await j.play(plies(2))
+    await j.conn.close()
+    conn = await ctx.connect()
+    await conn.send(control("hi", secret=ctx.invite.secret, game=j.game_id,
+                            have=j.held() + 5))
+    refused = await expect_refusal(conn)
+    ok = await ctx.rejoin(j)
+    verdict = await j.finish()
+    return (f"{rejected(str(refused.get('reason')))}; then resumed (host held {ok['have']}); "
+            f"{_ended(j, verdict)}")
 
 
 CASES.sort(key=lambda c: c.key)

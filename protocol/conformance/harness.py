@@ -582,10 +582,23 @@ class Joiner:
             if frame is not None:
                 return frame
 
-    async def expect_rejection(self, rule: str, within: float = 5.0) -> str:
+    async def send_unattributable(self, data: bytes) -> None:
+        """Send input that proves nothing about us (garbage, another key's signature, a gap
+        in our sequence...): not part of our chain, and our Peer stays as it was."""
+        await self.conn.send(data)
+
+    async def expect_drop(self, rule: str, within: float = 5.0) -> str:
+        """After input that proves nothing about us: an `error` frame naming `rule`, then
+        the connection closed, and the game not over (we resume it: `Ctx.rejoin`)."""
+        return await self.expect_rejection(rule, within, freeze=False)
+
+    async def expect_rejection(self, rule: str, within: float = 5.0, freeze: bool = True
+                               ) -> str:
         """After a cheat: an `error` frame whose reason names `rule`, then the connection
-        closed. Game messages the host sent meanwhile are only recorded."""
-        self.cheated = True
+        closed. Game messages the host sent meanwhile are only recorded (with `freeze`;
+        otherwise our Peer takes them: the game goes on after a resume)."""
+        if freeze:
+            self.cheated = True
         deadline = trio.current_time() + within
         before = len(self.host_messages)
         try:
@@ -758,17 +771,19 @@ class Ctx:
         return Joiner(conn, key, peer, BotSeat(random.Random(self.seed + seed_offset)),
                       self.expected)
 
-    async def rejoin(self, joiner: Joiner, have: int | None = None) -> dict:
+    async def rejoin(self, joiner: Joiner, have: int | None = None, as_sent: bool = False
+                     ) -> dict:
         """A new connection for `joiner`'s game: `hi` with its game id and how many of the
-        host's messages it holds (or says it holds); then it resends what the host lacks."""
+        host's messages it holds (or says it holds); then it resends what the host lacks
+        (`as_sent`: from what it really sent, when it held a message back)."""
         conn = await self.connect()
-        held = len(joiner.flow.senders[HOST].hashes) if have is None else have
+        held = joiner.held() if have is None else have
         ok = await self.greet(conn, game=joiner.game_id, have=held)
         if ok.get("game") != joiner.game_id:
             raise Fail(f"the host answered a resume of our game with another game id: "
                        f"{ok.get('game')!r}")
         joiner.conn = conn
-        ours = joiner.flow.senders[JOINER].envelopes
+        ours = joiner.sent if as_sent else joiner.flow.senders[JOINER].envelopes
         if ok["have"] > len(ours):
             raise Fail(f"the host says it holds {ok['have']} of our messages; we sent "
                        f"{len(ours)}")
