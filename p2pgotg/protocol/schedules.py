@@ -459,7 +459,7 @@ def plans(full: bool = False) -> list[Plan]:
                     extras=frozenset(chosen), **kw)
 
     return [
-        plan("open: a challenge", open_, {"resign", "drop"}, set()),
+        plan("open: a challenge", open_, {"resign"}, {"drop"}),
         plan("open: a challenge, time claims", timed, {"time", "dispute"}, {"drop"}),
         plan("open: a challenge, time claims, a dropped connection", timed, {"time", "drop"},
              set()),
@@ -467,19 +467,18 @@ def plans(full: bool = False) -> list[Plan]:
         plan("open: the audit", open_, {"audit", "dispute", "drop"}, set()),
         plan("open: one move, then resignations and claims", timed, {"resign", "time"},
              set(), line[:1]),
-        plan("open: a crash", open_, {"restore", "drop"}, set()),
+        plan("open: a crash", open_, {"restore"}, {"drop"}),
         plan("blind: a challenge", blind, {"resign"}, {"drop"}),
-        plan("blind: a challenge, time claims", blind_timed, {"time", "dispute"}, set()),
+        plan("blind: a challenge, time claims", blind_timed, {"time"}, {"dispute"}),
         plan("blind: a crash", blind, {"restore"}, set()),
         plan("open: a draw offered and accepted", open_, {"resign"}, {"drop"}, line[:2],
              finish="draw", draw_at=1),
-        plan("flag run (safe_or_survive)", open_, {"resign"}, set(), flag_line,
+        plan("flag run (immediate)", immediate, {"time"}, {"dispute", "resign"}, flag_line,
              setups=flag_setups, finish="flag"),
-        plan("flag run (immediate)", immediate, {"time"}, {"dispute"}, flag_line,
-             setups=flag_setups, finish="flag"),
-        plan("coin and setup: claims", open_, {"time", "abandoned", "dispute"}, {"drop"}, ()),
+        plan("coin and setup: claims", open_, {"time", "abandoned"}, {"dispute", "drop"}, ()),
         plan("coin and setup: a dropped connection", open_, {"abandoned", "drop"}, set(), ()),
-    ]
+    ] + ([plan("flag run (safe_or_survive)", open_, {"resign"}, set(), flag_line,
+               setups=flag_setups, finish="flag")] if full else [])
 
 
 def explore(selected: list[Plan] | None = None, limit: int = 200_000) -> Counts:
