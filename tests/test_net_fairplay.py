@@ -274,3 +274,96 @@ def test_a_bad_signature_leaves_the_peer_usable_and_unrecorded() -> None:
     before = len(result.honest.flow.senders[result.honest.role].envelopes)
     result.honest.chat("still here")  # it still acts
     assert len(result.honest.flow.senders[result.honest.role].envelopes) == before + 1
+
+
+# -- a joiner with a saved game never gives it up for an unsigned frame --------------------
+
+
+async def test_a_host_that_only_says_error_cannot_make_the_joiner_give_its_game_up(tmp_path):
+    """The joiner holds a saved game in which the host owes a move; the host (a stand-in
+    that answers every `hi` with an `error` frame) refuses it again and again. The joiner
+    does not give up for good on an unsigned frame: it keeps coming back until the host has
+    been away for the abandonment limit in all, then claims the game."""
+    from functools import partial
+
+    from p2pgotg.net.invite import Invite
+    from p2pgotg.net.joining import JoinConfig, join_game
+    from p2pgotg.net.tls import make_certificate, public_key_pin, serve_tls, server_context
+    from p2pgotg.net.transcript_file import TranscriptFile
+    from p2pgotg.protocol.pair import Pair
+
+    pair = Pair.new(seed="error-host")
+    pair.handshake(rng=random.Random(1))
+    while not pair.joiner.my_turn:  # the joiner moves: then the host owes a move
+        view = pair.host.view
+        assert view is not None
+        pair.host.move(next(m for m in view.legal_moves if not view.is_challenge(m)))
+        pair.deliver()
+    view = pair.joiner.view
+    assert view is not None
+    pair.joiner.move(next(m for m in view.legal_moves if not view.is_challenge(m)))
+    pair.joiner.data_to_send()  # (never reached the host)
+    secret = bytes(range(16))
+    games = tmp_path / "joiner"
+    games.mkdir()
+    saved = TranscriptFile.create(games / "saved.gtr", JOINER, pair.joiner.public_key)
+    saved.append([("secrets", {"join": secret}), *pair.joiner.take_records()])
+    saved.close()
+
+    cert, key = make_certificate()
+    refusals = []
+
+    async def refusing_host(stream: trio.SSLStream) -> None:
+        channel = FramedChannel(stream, keepalive_interval=None, silence_timeout=None)
+        await channel.receive()  # the joiner's `hi`
+        refusals.append(trio.current_time())
+        await channel.send(control("error", reason="go away"))
+        await channel.aclose()
+
+    limits = Limits(handshake=2.0, abandon=1.0, retry=(0.05, 0.1))
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(partial(serve_tls, refusing_host,
+                                                server_context(cert, key), 0, "127.0.0.1"))
+        port = listeners[0].socket.getsockname()[1]
+        invite = Invite("127.0.0.1", port, public_key_pin(cert), secret)
+        with trio.fail_after(30):
+            session = await join_game(JoinConfig(pair.joiner._key, invite, games, limits),
+                                      lambda s: trio.sleep_forever())
+        nursery.cancel_scope.cancel()
+    assert len(refusals) >= 3  # it came back again and again
+    assert claims_in(session) == [(JOINER, "abandoned")]
+    verdict = session.verdict
+    assert verdict is not None and verdict.winner == JOINER and verdict.claimants == (JOINER,)
+
+
+async def test_a_hello_that_breaks_a_rule_is_kept_as_evidence(tmp_path, capsys,
+                                                            autojump_clock):
+    """No game id exists before both hellos, yet the violating hello is saved (named by the
+    hash of the host's hello) and verify names the rule."""
+    from p2pgotg.protocol.pair import tamper
+
+    limits = Limits()
+    host = new_host(tmp_path, limits)
+    host.perform(lambda p: p.start())
+    joiner = Peer(JOINER, det_key("bad-hello"), TLS_FP, None, det_rand("bad-hello"))
+    a, b = trio.testing.memory_stream_pair()
+    theirs = frames(limits, b)
+
+    async def send_bad_hello() -> None:
+        joiner.receive(await theirs.receive())
+        joiner.accept()
+        (hello,) = joiner.data_to_send()
+        await theirs.send(tamper(joiner, hello, version=2))
+
+    with trio.fail_after(60):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(send_bad_hello)
+            with pytest.raises(SessionError):
+                await host.run_connection(frames(limits, a), 0)
+            nursery.cancel_scope.cancel()
+    assert host.peer.failed is not None and host.path is not None
+    expected = Envelope.decode(host.peer.flow.transcript[0][1]).hash.hex()
+    assert host.path.name == f"{expected}.gtr"
+    host.close()
+    assert cli_main(["verify", str(host.path)]) == 1
+    assert "joiner broke rule version" in capsys.readouterr().out
