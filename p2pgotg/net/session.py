@@ -332,8 +332,10 @@ class GameSession:
                         f"the other player did not confirm the end of the game within "
                         f"{self.limits.bye:g} s")
                 await self.wait_changed()
-            else:
+            elif not self._done_seen.is_set():
                 await self._done_seen.wait()  # (until then there is nothing to settle)
+            else:  # (done once, then not: a setup reveal that had crossed the end came, and
+                await self.wait_changed()  # the audit follows after all, SPEC 2.4)
 
     async def _reader(self, channel: FramedChannel, scope: trio.CancelScope) -> None:
         while True:
@@ -406,10 +408,15 @@ class GameSession:
                     self._notify()
 
     def _timing(self) -> tuple:
-        """Everything `_timers` derives its deadlines from (besides the time itself)."""
+        """Everything `_timers` derives its deadlines from (besides the time itself). A move
+        owed in a game without a clock has no deadline: the timers sleep through moves."""
         flow, clocks = self.peer.flow, self.clocks
-        clock = (clocks.running, clocks.since) if clocks.limit or clocks.per_move else None
-        return (self.done, self._owed, self._owed_since, len(flow.audits), clock)
+        clocked = bool(clocks.limit or clocks.per_move)
+        clock = (clocks.running, clocks.since) if clocked else None
+        owed = self._owed
+        if owed is not None and owed[0] == "move" and not clocked:
+            owed = None
+        return (self.done, owed, self._owed_since if owed else None, len(flow.audits), clock)
 
     def _what_peer_owes(self) -> tuple[object, ...] | None:
         """What the peer owes, identified so that a new obligation of the same kind (the

@@ -929,8 +929,9 @@ class GameFlow:
         if strongest in (EndKind.RESIGN, EndKind.CLAIM) and strongest == self.end_kind:
             return self._draw_of_crossing_ends(role, body, seq, strongest)
         if strongest is None or strongest <= self.end_kind:
-            if strongest in (EndKind.RESIGN, EndKind.CLAIM, EndKind.PROOF):
-                self.endings.setdefault(role, seq)
+            if strongest in (EndKind.RESIGN, EndKind.CLAIM, EndKind.PROOF) or body.type in (
+                    "claim_flag", "draw_accept") or body.get("claim") is not None:
+                self.endings.setdefault(role, seq)  # (it ended the game, as its sender saw)
             return [MessageIgnored(role, body.type)]
         before = self.end_kind
         saved = self._snapshot()
