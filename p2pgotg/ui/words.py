@@ -88,12 +88,18 @@ def verdict_words(verdict: Verdict, my_role: str, opponent: str) -> str:
             f"The audit caught {who(verdict.cheater)} breaking the rules "
             f"(rule {verdict.rule}: {verdict.detail}). {winner[0].upper()}{winner[1:]}."
         )
+    claim = ""
+    if verdict.claimants:  # (time or absence: a claimant's word, never proven: SPEC 2.6)
+        words = " and ".join(who(r) for r in verdict.claimants)
+        disputed = " and ".join(who(r) for r in verdict.disputed_by)
+        claim = (f" The result rests on a claim by {words}: their word, which no record can "
+                 f"prove{f'; disputed by {disputed}' if disputed else ''}.")
     if verdict.audit_complete:
         return (
             "Audit clean: both sides opened every commitment and every move and challenge "
-            "checked out, so the result stands."
+            "checked out" + (", so the result stands." if not claim else "." + claim)
         )
-    return f"Audit incomplete: {verdict.detail}."
+    return f"Audit incomplete: {verdict.detail}.{claim}"
 
 
 def clock_text(seconds: float | None) -> str:
