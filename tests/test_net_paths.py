@@ -115,6 +115,7 @@ def test_corrupt_identity_is_an_error_naming_the_file(home, content):
     path = home / "config" / "identity.pem"
     path.parent.mkdir(parents=True)
     path.write_bytes(content)
+    path.chmod(0o600)
     with pytest.raises(IdentityFileError) as info:
         load_or_create_identity()
     assert str(path) in str(info.value)
@@ -163,6 +164,7 @@ def test_tls_identity_close_to_expiry_is_renewed_with_the_same_pin(home):
     path = home / "config" / "tls.pem"
     path.parent.mkdir(parents=True)
     path.write_bytes(key_pem + old)
+    path.chmod(0o600)
     cert_pem, got_key = load_or_create_tls_identity()
     assert got_key == key_pem
     assert cert_pem != old
@@ -186,7 +188,53 @@ def test_corrupt_tls_identity_is_an_error_naming_the_file(home, damage):
     path = home / "config" / "tls.pem"
     path.parent.mkdir(parents=True)
     path.write_bytes(content)
+    path.chmod(0o600)
     with pytest.raises(IdentityFileError) as info:
         load_or_create_tls_identity()
     assert str(path) in str(info.value)
     assert path.read_bytes() == content
+
+
+# -- key files others may read or change (issue 13, finding 11) ------------------------------
+
+
+@posix_only
+@pytest.mark.parametrize("loader, name", [
+    (load_or_create_identity, "identity.pem"),
+    (load_or_create_tls_identity, "tls.pem"),
+])
+@pytest.mark.parametrize("loose", [0o644, 0o640, 0o604, 0o620, 0o602, 0o660, 0o666])
+def test_a_key_file_others_may_read_or_write_is_refused_saying_how_to_fix_it(
+        home, loader, name, loose):
+    loader()  # made owner-only by the program itself
+    path = home / "config" / name
+    before = path.read_bytes()
+    path.chmod(loose)
+    with pytest.raises(IdentityFileError) as info:
+        loader()
+    assert f"chmod 600 {path}" in info.value.user_message
+    assert f"{loose:04o}" in info.value.user_message
+    assert path.read_bytes() == before and mode(path) == loose  # left as it was
+    path.chmod(0o600)  # the fix the message gives
+    loader()
+
+
+@posix_only
+def test_the_bots_key_and_a_second_seat_key_are_checked_too(tmp_path):
+    """Every key goes through the same loader: the bot's own key (ui.runner) and the second
+    seat's are refused alike."""
+    path = tmp_path / "bot-seat" / "identity.pem"
+    load_or_create_identity(path)
+    path.chmod(0o644)
+    with pytest.raises(IdentityFileError, match="chmod 600"):
+        load_or_create_identity(path)
+
+
+@posix_only
+def test_an_owner_only_key_with_other_owner_bits_still_loads(home):
+    """Only the group's and others' bits matter (as for ssh): 0400 and 0700 are private."""
+    load_or_create_identity()
+    path = home / "config" / "identity.pem"
+    for private in (0o400, 0o700):
+        path.chmod(private)
+        load_or_create_identity()

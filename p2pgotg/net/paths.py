@@ -16,6 +16,10 @@ Key files (in the config dir, mode 0600, the dir 0700):
 A key file is written to a temporary file in the same folder, flushed, then moved into
 place, so a crash never leaves half a key. A file that exists but cannot be parsed is an
 error naming it, never silently replaced: that would throw away the player's identity.
+On POSIX a key file that its group or others may read or write is refused, as ssh refuses
+such a key: someone else may have read it, or may have swapped it for theirs, and a key
+that is not the player's alone proves nothing about the player. The error says how to fix
+it (``chmod 600 FILE``).
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import datetime
 import os
 import re
 import secrets
+import stat
 import sys
 from pathlib import Path
 
@@ -148,13 +153,34 @@ def _key_pem(key: Ed25519PrivateKey) -> bytes:
     )
 
 
+#: Permission bits a key file must not have: any access by its group or by others.
+TOO_OPEN = 0o077
+
+
 def _read(path: Path) -> bytes | None:
+    """A key file's bytes (None when it does not exist), refused when it is not private."""
     try:
-        return path.read_bytes()
+        with path.open("rb") as f:
+            mode = os.fstat(f.fileno()).st_mode
+            data = f.read()
     except FileNotFoundError:
         return None
     except OSError as exc:
         raise IdentityFileError(f"cannot read {path}: {exc.strerror or exc}") from exc
+    check_private(path, mode)
+    return data
+
+
+def check_private(path: Path, mode: int) -> None:
+    """Refuse a key file whose group or others may read or write it (POSIX only: Windows
+    modes do not say who may read a file)."""
+    if os.name != "posix" or not mode & TOO_OPEN:
+        return
+    raise IdentityFileError(
+        f"{path} is a private key but its permissions ({stat.S_IMODE(mode):04o}) let "
+        f"others read or change it, so it is not used. If only you can have used it, make it "
+        f"private with:  chmod 600 {path}  (otherwise move it away to get a new key)"
+    )
 
 
 def _parse_key(path: Path, data: bytes) -> Ed25519PrivateKey:
