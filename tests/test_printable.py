@@ -46,3 +46,13 @@ def test_nothing_printed_can_reach_the_terminal_as_a_control(text: str) -> None:
     shown = printable(text)
     assert all(ord(c) >= 0x20 and not 0x7F <= ord(c) <= 0x9F for c in shown)
     assert not any(0x202A <= ord(c) <= 0x202E or 0x2066 <= ord(c) <= 0x2069 for c in shown)
+
+
+def test_our_own_line_with_peer_text_in_it_is_escaped_once_only() -> None:
+    from p2pgotg.protocol.printable import controls_escaped
+
+    reason = "\x1b]0;owned\x07"
+    assert controls_escaped(f"refused: {reason}") == "refused: \\x1b]0;owned\\x07"
+    already = f"refused: {printable(reason)}"
+    assert controls_escaped(already) == already  # nothing escaped twice
+    assert controls_escaped("C:\\games\\x.gtr") == "C:\\games\\x.gtr"  # our paths stay

@@ -232,3 +232,54 @@ def test_a_resumed_game_shows_its_moves_so_far(setup_with) -> None:
         "Resumed: you are White.", "  1 you  a3-a4", "  2 opp  a6-a5",
         "  you: your move was quick", "  you offer a draw", "  3 you  b3-b4",
         "  your opponent declines the draw", "  opp: no draw yet", "  4 opp  b6-b5"]
+
+
+# -- peer text on the screen is escaped (issue 13, finding 5) ---------------------------------
+
+#: What a hostile peer can put in a chat line past the schema (which refuses only C0):
+#: the one-byte CSI (erase the screen), a bidi override, DEL, a zero-width joiner.
+HOSTILE_CHAT = "\x9b2J\u202egniw I\x7f\u200d"
+
+
+def _hidden(text: str) -> bool:
+    import unicodedata
+
+    return any(unicodedata.category(c) in {"Cc", "Cf", "Cn", "Co", "Cs", "Zl", "Zp"}
+               for c in text)
+
+
+def test_a_peers_chat_with_escape_sequences_is_shown_escaped(setup_with) -> None:
+    state, _, black = start(setup_with(Side.WHITE, {}), setup_with(Side.BLACK, {}))
+    black.perform(lambda p: p._send("chat", {"text": HOSTILE_CHAT}))  # past `chat`'s filter
+    state.absorb()
+    assert "  bot: \\x9b2J\\u202egniw I\\x7f\\u200d" in [line.text for line in state.log]
+    assert not any(_hidden(line.text) for line in state.log)
+
+
+def test_a_resumed_games_chat_is_shown_escaped_too(setup_with) -> None:
+    _, white, black = start(setup_with(Side.WHITE, {}), setup_with(Side.BLACK, {}))
+    black.perform(lambda p: p._send("chat", {"text": HOSTILE_CHAT}))
+    again = AppState(Mode.BOT)
+    again.driver = SyncDriver(again)
+    again._log_resumed(white.peer)
+    assert any("\\x9b2J" in line.text for line in again.log)
+    assert not any(_hidden(line.text) for line in again.log)
+
+
+def test_a_peers_reason_in_notes_refusals_and_errors_is_shown_escaped() -> None:
+    """A refusal or stop reason (an unsigned control frame: any text at all) reaches the
+    status line, the network note and the error screen inside our own sentences."""
+    from p2pgotg.net.session import SessionError
+    from p2pgotg.ui import lobby_screen
+    from p2pgotg.ui.errors import explain
+
+    reason = "\x1b]0;pwned\x07\r\x1b[2Kjoiner wins\x1b]52;c;ZWNobyBoaQ==\x07"
+    state = AppState(Mode.HOST)
+    state.fatal = explain(SessionError(f"the other player stopped: {reason}"))
+    state.net_note = f"a connection was refused: expected hi, got {reason}"
+    state.warn(f"refused: {reason}")
+    shown = [state.fatal or "", state.net_note, state.status,
+             fragments_text(lobby_screen.error_body(state))]
+    for text in shown:
+        assert "\\x1b]0;pwned\\x07\\x0d\\x1b[2K" in text and "\\x1b]52;c;" in text
+        assert not _hidden(text)

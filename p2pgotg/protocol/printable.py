@@ -52,3 +52,17 @@ def printable(text: object, limit: int | None = None) -> str:
         pieces.append(piece)
         length += len(piece)
     return "".join(pieces)
+
+
+def controls_escaped(text: str) -> str:
+    """`text` with every non-printing character escaped, backslashes left as they are.
+
+    For lines we composed ourselves that may carry peer text (a reason inside our sentence,
+    already passed through `printable` or not): whatever reaches the screen can no longer
+    steer the terminal, and a line that went through `printable` comes out unchanged, so
+    nothing is escaped twice.
+    """
+    if all(unicodedata.category(c) not in _HIDDEN_CATEGORIES for c in text):
+        return text
+    return "".join(_escaped(c) if unicodedata.category(c) in _HIDDEN_CATEGORIES else c
+                   for c in text)

@@ -30,6 +30,7 @@ from p2pgotg.protocol.events import (
     OptionsProposed,
     SetupCommitted,
 )
+from p2pgotg.protocol.printable import controls_escaped, printable
 from p2pgotg.rules import Game, PlyRecord, Rank, RuleOptions, Side
 from p2pgotg.ui import board
 from p2pgotg.ui.review import Review
@@ -153,8 +154,8 @@ class AppState:
         self.invites: list[str] = []
         self.short_code: str | None = None  # the host's LAN short code, shown large
         self.host_options: RuleOptions | None = None  # what we propose, before a joiner
-        self.net_note = ""  # the network layer's last word (connected, lost, resuming...)
-        self.fatal: str | None = None  # why no game can go on: shown on the error screen
+        self._net_note = ""
+        self._fatal: str | None = None
         self.finished = False  # the network side is done with this game
         # the screen
         self.status = ""
@@ -272,11 +273,32 @@ class AppState:
 
     # -- the status line ---------------------------------------------------------------
 
+    # Every line the screen shows passes here escaped (GUIDE 6): peer text rides inside
+    # network notes, refusals, errors and verdicts, and must not steer the terminal.
+
+    @property
+    def net_note(self) -> str:
+        """The network layer's last word (connected, lost, resuming...)."""
+        return self._net_note
+
+    @net_note.setter
+    def net_note(self, text: str) -> None:
+        self._net_note = controls_escaped(text)
+
+    @property
+    def fatal(self) -> str | None:
+        """Why no game can go on: shown on the error screen."""
+        return self._fatal
+
+    @fatal.setter
+    def fatal(self, text: str | None) -> None:
+        self._fatal = None if text is None else controls_escaped(text)
+
     def say(self, text: str) -> None:
-        self.status, self.status_error = text, False
+        self.status, self.status_error = controls_escaped(text), False
 
     def warn(self, text: str) -> None:
-        self.status, self.status_error = text, True
+        self.status, self.status_error = controls_escaped(text), True
 
     # -- following the session ---------------------------------------------------------
 
@@ -332,7 +354,7 @@ class AppState:
         return self.peer is not None and role == self.peer.role
 
     def _add(self, text: str, style: str = "") -> None:
-        self.log.append(LogLine(text, style))
+        self.log.append(LogLine(controls_escaped(text), style))
 
     def _on_event(self, event: Event, peer: Peer) -> None:
         them = self.opponent
@@ -435,7 +457,7 @@ class AppState:
             self._add(f"  {who} the draw", "class:log.info")
         elif isinstance(event, ChatReceived):
             who = "you" if self._mine(event.role) else self.opponent_short
-            self._add(f"  {who}: {event.text}", "class:log.chat")
+            self._add(f"  {who}: {printable(event.text)}", "class:log.chat")
 
     def _claim_flag_when_due(self) -> None:
         """At the start of our turn, a flag of ours that has made it to the far back rank

@@ -7,6 +7,7 @@ arbiter would say it ("their piece was eliminated") whenever a rank is hidden.
 from __future__ import annotations
 
 from p2pgotg.protocol import Verdict
+from p2pgotg.protocol.printable import controls_escaped
 from p2pgotg.rules import ChallengeResult, Game, Piece, PlyRecord, Rank, Side, Termination
 
 
@@ -86,7 +87,8 @@ def verdict_words(verdict: Verdict, my_role: str, opponent: str) -> str:
         winner = "You win" if verdict.winner == my_role else f"{who(verdict.winner)} wins"
         return (
             f"The audit caught {who(verdict.cheater)} breaking the rules "
-            f"(rule {verdict.rule}: {verdict.detail}). {winner[0].upper()}{winner[1:]}."
+            f"(rule {verdict.rule}: {controls_escaped(verdict.detail)}). "
+            f"{winner[0].upper()}{winner[1:]}."
         )
     claim = ""
     if verdict.claimants:  # (time or absence: a claimant's word, never proven: SPEC 2.6)
@@ -99,7 +101,7 @@ def verdict_words(verdict: Verdict, my_role: str, opponent: str) -> str:
             "Audit clean: both sides opened every commitment and every move and challenge "
             "checked out" + (", so the result stands." if not claim else "." + claim)
         )
-    return f"Audit incomplete: {verdict.detail}.{claim}"
+    return f"Audit incomplete: {controls_escaped(verdict.detail)}.{claim}"
 
 
 def clock_text(seconds: float | None) -> str:
