@@ -29,7 +29,7 @@ from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.net.tls import make_certificate
-from p2pgotg.protocol import HOST, JOINER, Finding, parse, replay
+from p2pgotg.protocol import HOST, JOINER, Finding, encode_record, parse, replay
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.rules import RuleOptions
 from p2pgotg.selfplay import bot_runner
@@ -149,9 +149,23 @@ def unfinished(path: Path) -> bool:
     return replay(parse(path.read_bytes())).finding is Finding.UNFINISHED
 
 
+def tear_last_record(path: Path) -> bytes:
+    """Leave what a crash in the middle of writing a record leaves: the start of a record
+    (here a copy of the file's last one, cut in half) that was never sent (write-ahead).
+    Returns the intact bytes before it."""
+    intact = path.read_bytes()
+    last = encode_record(parse(intact).records[-1])
+    path.write_bytes(intact + last[: len(last) // 2])
+    return intact
+
+
 @pytest.mark.slow
-@pytest.mark.parametrize("victim", [JOINER, HOST])
+@pytest.mark.parametrize("victim", [JOINER, HOST, "torn " + HOST])
 async def test_sigkill_mid_game_then_the_same_command_resumes(tmp_path, capsys, victim):
+    """`torn host`: the host is killed while it writes a record (issue 13, finding 7): its
+    saved game must still be found and resumed, with nothing lost."""
+    torn = victim.startswith("torn ")
+    victim = victim.removeprefix("torn ")
     port = free_port()
     host = Player(tmp_path / "host-home", "host", "--bot", "--bind", "127.0.0.1",
                   "--port", str(port), "--seed", "1", "--bot-delay", BOT_DELAY)
@@ -166,6 +180,9 @@ async def test_sigkill_mid_game_then_the_same_command_resumes(tmp_path, capsys, 
             saved = await player.wait_for_messages(KILL_AFTER)
             await player.kill()
         assert unfinished(saved), "the game ended before the kill: make it slower"
+        if torn:
+            intact = tear_last_record(saved)
+            assert parse(saved.read_bytes()).torn_tail
         with trio.fail_after(SAFETY):
             await player.start(nursery)
             if victim == HOST:  # the same key, port and secret: the same invite
@@ -175,6 +192,8 @@ async def test_sigkill_mid_game_then_the_same_command_resumes(tmp_path, capsys, 
     # the restarted process picked up the same game, not a new one
     assert f"resuming the unfinished game saved in {saved.name}" in player.err.decode()
     assert [p.name for p in player.games.iterdir()] == [saved.name]
+    if torn:  # the torn half record was cut off; everything before it was kept
+        assert saved.read_bytes().startswith(intact)
     host_file, = host.games.glob("*.gtr")
     joiner_file, = joiner.games.glob("*.gtr")
     for p in (host, joiner):

@@ -133,3 +133,59 @@ def test_a_torn_tail_is_cut_when_the_owner_reopens(tmp_path: Path) -> None:
     f, transcript = TranscriptFile.open_existing(path)
     f.close()
     assert path.read_bytes() == whole and not transcript.torn_tail
+
+
+# -- a torn last record (issue 13, finding 7) ----------------------------------------------
+
+
+def _unfinished_game(tmp_path: Path) -> Path:
+    """A real game in play: both sides' setups revealed and a few moves made."""
+    pair = Pair.new(seed="torn")
+    pair.handshake(rng=random.Random(5))
+    rng = random.Random(5)
+    for _ in range(6):
+        mover = pair.host if pair.host.my_turn else pair.joiner
+        mover.move(rng.choice(mover.view.legal_moves))
+        pair.deliver()
+    path = tmp_path / "torn.gtr"
+    f = TranscriptFile.create(path, HOST, pair.host.public_key)
+    f.append(pair.host.take_records())
+    f.close()
+    return path
+
+
+def _tear(path: Path) -> None:
+    """What a crash while writing leaves: the first part of one more record."""
+    data = path.read_bytes()
+    path.write_bytes(data + b"\x00\x00\x01\x10" + data[-40:])
+
+
+def test_verify_of_a_torn_file_says_damaged_tail_and_convicts_no_one(tmp_path, capsys):
+    path = _unfinished_game(tmp_path)
+    _tear(path)
+    assert main(["verify", str(path)]) == 2
+    out = capsys.readouterr().out
+    assert "damaged tail: the last record is cut short" in out
+    assert "never sent" in out and "proves nothing" in out and "unfinished" in out
+    assert "broke rule" not in out
+
+
+def test_a_torn_finished_game_says_what_the_intact_records_show(tmp_path, capsys):
+    path = _short_game(tmp_path)  # finished: White or Black resigned, audited
+    _tear(path)
+    assert main(["verify", str(path)]) == 2
+    out = capsys.readouterr().out
+    assert "damaged tail" in out and "the records before it show:" in out
+    assert "resignation" in out and "broke rule" not in out
+
+
+def test_a_torn_unfinished_game_is_listed_for_resuming(tmp_path) -> None:
+    from p2pgotg.net.games import unfinished_games
+    from p2pgotg.ui.saved_games import describe_game
+
+    path = _unfinished_game(tmp_path)
+    _tear(path)
+    pair_key = Pair.new(seed="torn").host  # the same seed: the same host key
+    found = unfinished_games(tmp_path, HOST, pair_key._key)
+    assert [g.path for g in found] == [path]
+    assert describe_game(path, against_bot=False).unfinished

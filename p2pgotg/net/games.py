@@ -11,7 +11,7 @@ from p2pgotg.crypto import equal, public_bytes
 from p2pgotg.net.paths import data_dir
 from p2pgotg.net.session import GameSession, Limits
 from p2pgotg.net.transcript_file import TranscriptFile
-from p2pgotg.protocol import Finding, Peer, TranscriptError, parse, replay
+from p2pgotg.protocol import Peer, TranscriptError, parse, replay
 
 
 def games_dir(base: Path | None = None) -> Path:
@@ -29,7 +29,8 @@ class SavedGame:
 
 def unfinished_games(directory: Path, role: str, key: Ed25519PrivateKey) -> list[SavedGame]:
     """Our unfinished games in `directory` for `role`, newest first. Damaged files are
-    skipped (never touched)."""
+    skipped (never touched), except a torn last record: a crash while writing leaves one,
+    and the game goes on from the records before it (`TranscriptFile.open_existing`)."""
     found = []
     if not directory.is_dir():
         return []
@@ -41,7 +42,7 @@ def unfinished_games(directory: Path, role: str, key: Ed25519PrivateKey) -> list
             continue
         if transcript.role != role or not equal(transcript.key, mine):
             continue
-        if replay(transcript).finding is not Finding.UNFINISHED:
+        if not replay(transcript).unfinished:  # (a torn tail too: resuming cuts it off)
             continue
         port = transcript.secrets.get("port")
         found.append(SavedGame(path, role, transcript.secrets.get("join"),

@@ -8,8 +8,9 @@ from p2pgotg.protocol.errors import (
 )
 from p2pgotg.protocol.flow import HOST, JOINER, GameFlow, Phase
 from p2pgotg.protocol.peer import Peer, Record
-from p2pgotg.protocol.referee import Finding, Report, replay
+from p2pgotg.protocol.referee import Finding, Referee, Report, replay
 from p2pgotg.protocol.transcript import (
+    RecordReader,
     Transcript,
     TranscriptError,
     encode_header,
@@ -20,6 +21,7 @@ from p2pgotg.protocol.verdict import Verdict
 
 __all__ = [
     "HOST", "JOINER", "Finding", "GameFlow", "LocalProtocolError", "Peer", "Phase",
-    "ProtocolError", "Record", "RemoteProtocolError", "Report", "RuleViolation", "Transcript",
+    "ProtocolError", "Record", "RecordReader", "Referee", "RemoteProtocolError", "Report",
+    "RuleViolation", "Transcript",
     "TranscriptError", "Verdict", "encode_header", "encode_record", "parse", "replay",
 ]

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from p2pgotg.crypto import coin_commitment, equal, piece_commitment, seed_commitment
 from p2pgotg.protocol.errors import RuleViolation
 from p2pgotg.protocol.flow import GameFlow, other
+from p2pgotg.protocol.peer import Record
 from p2pgotg.protocol.transcript import Transcript
 from p2pgotg.protocol.verdict import Verdict
 
@@ -32,6 +33,10 @@ class Report:
     verdict: Verdict | None
     flow: GameFlow
     problem: str = ""
+    torn_tail: bool = False  # the file's last record was cut short (a crash while writing)
+    #: The game is not over in the intact records: its owner can resume it (a torn tail
+    #: included, which resuming cuts off).
+    unfinished: bool = False
 
     def describe(self) -> str:
         if self.finding is Finding.UNREADABLE:
@@ -42,52 +47,97 @@ class Report:
 
 
 def replay(transcript: Transcript) -> Report:
-    """Judge a transcript. Only a signed message that itself breaks a rule convicts its
-    signer (exit 1); anything that the file's owner could have caused by leaving out,
-    reordering or damaging records (a gap in the other side's sequence, an ack naming nothing
-    held, the owner's own secrets not opening its commitments) makes the file unreadable
-    (exit 2), never a conviction."""
-    flow = GameFlow()
-    violation: RuleViolation | None = None
-    for role, data in transcript.messages:
+    """Judge a transcript held in memory (see `Referee`)."""
+    referee = Referee(transcript.role, transcript.key)
+    for record in transcript.records:
+        referee.add(record)
+    return referee.finish(transcript.torn_tail)
+
+
+class Referee:
+    """Judges a transcript record by record, as a file is read (`verify` streams files
+    through it, so memory does not grow with the file: only with the game, which SPEC 2.10
+    bounds).
+
+    Only a signed message that itself breaks a rule convicts its signer (exit 1); anything
+    that the file's owner could have caused by leaving out, reordering or damaging records
+    (a gap in the other side's sequence, an ack naming nothing held, the owner's own secrets
+    not opening its commitments) makes the file unreadable (exit 2), never a conviction."""
+
+    def __init__(self, role: str, key: bytes) -> None:
+        self.role = role
+        self.key = key
+        self.flow = GameFlow()
+        self.secrets: dict[str, bytes] = {}
+        self.messages = 0  # message records read
+        self._violation: RuleViolation | None = None
+        self._unreadable = ""
+
+    def add(self, record: Record) -> None:
+        if record[0] == "secrets":
+            self.secrets.update(record[1])
+            return
+        _, role, data = record
+        self.messages += 1
+        if self._violation is not None or self._unreadable:
+            return  # judged already: the rest of the file is only read, to see it is whole
         try:
-            flow.process(role, data)
+            self.flow.process(role, data)
         except RuleViolation as v:
             if not v.signed:
-                return Report(Finding.UNREADABLE, None, flow,
-                              f"message {v.index} from the {role}: {v.detail} "
-                              "(the file is damaged, edited or forged)")
-            violation = v
-            break
-    problem = _owner_consistency(transcript, flow)
-    if problem:
-        return Report(Finding.UNREADABLE, None, flow, problem)
-    if violation is not None:
-        verdict = Verdict(None, other(violation.role), clean=False, audit_complete=False,
-                          cheater=violation.role, rule=violation.rule,
-                          detail=violation.detail, index=violation.index, white=flow.white)
-        return Report(Finding.VIOLATION, verdict, flow)
-    if transcript.torn_tail:
-        return Report(Finding.UNREADABLE, None, flow, "the last record is cut short")
-    conclusion = flow.conclusion()
-    if conclusion is None:
-        return Report(Finding.UNFINISHED, None, flow, f"the game is in phase {flow.phase.value}")
-    if not conclusion.clean:
-        return Report(Finding.VIOLATION, conclusion, flow)
-    return Report(Finding.CLAIMED if conclusion.claimants else Finding.CLEAN, conclusion, flow)
+                self._unreadable = (f"message {v.index} from the {role}: {v.detail} "
+                                    "(the file is damaged, edited or forged)")
+            else:
+                self._violation = v
+
+    def finish(self, torn_tail: bool = False) -> Report:
+        """The verdict, once every record is in. `torn_tail`: the file's last record was cut
+        short. That is what a crash while writing leaves; the torn record was never sent
+        (a record is written before its message is sent), so it proves nothing about anyone
+        and the game can go on from the intact records before it."""
+        flow = self.flow
+        if self._unreadable:
+            return Report(Finding.UNREADABLE, None, flow, self._unreadable, torn_tail)
+        problem = _owner_consistency(self.role, self.key, self.secrets, flow)
+        if problem:
+            return Report(Finding.UNREADABLE, None, flow, problem, torn_tail)
+        violation = self._violation
+        if violation is not None:
+            verdict = Verdict(None, other(violation.role), clean=False, audit_complete=False,
+                              cheater=violation.role, rule=violation.rule,
+                              detail=violation.detail, index=violation.index,
+                              white=flow.white)
+            return Report(Finding.VIOLATION, verdict, flow, torn_tail=torn_tail)
+        conclusion = flow.conclusion()
+        if torn_tail:
+            before = ("the game is unfinished: resuming it (the same `p2pgotg host` or "
+                      "`join` command) cuts the torn record off and plays on"
+                      if conclusion is None else
+                      f"the records before it show: {conclusion.describe()}")
+            return Report(Finding.UNREADABLE, None, flow,
+                          "damaged tail: the last record is cut short, as a crash while "
+                          "writing leaves it; that record was never sent, so it proves "
+                          f"nothing about anyone, and {self.messages} intact messages come "
+                          f"before it; {before}", torn_tail, unfinished=conclusion is None)
+        if conclusion is None:
+            return Report(Finding.UNFINISHED, None, flow,
+                          f"the game is in phase {flow.phase.value}", unfinished=True)
+        if not conclusion.clean:
+            return Report(Finding.VIOLATION, conclusion, flow)
+        return Report(Finding.CLAIMED if conclusion.claimants else Finding.CLEAN,
+                      conclusion, flow)
 
 
-def _owner_consistency(transcript: Transcript, flow: GameFlow) -> str:
+def _owner_consistency(role: str, key: bytes, secrets: dict[str, bytes], flow: GameFlow
+                       ) -> str:
     """The header's key and the owner's secrets must agree with the signed messages."""
-    role = transcript.role
     hello = flow.hellos.get(role)
-    if hello is not None and not equal(hello["key"], transcript.key):
+    if hello is not None and not equal(hello["key"], key):
         return "the header's key is not the key that signed the owner's messages"
-    secrets = transcript.secrets
     joiner_hello = flow.hellos.get("joiner")
     if "coin" in secrets and role == "joiner" and joiner_hello is not None:
         assert flow.game_id is not None
-        if not equal(coin_commitment(flow.game_id, transcript.key, secrets["coin"]),
+        if not equal(coin_commitment(flow.game_id, key, secrets["coin"]),
                      joiner_hello["coin"]):
             return "the saved coin secret does not open the joiner's coin commitment"
     reveal = flow.reveals.get(role)
@@ -98,11 +148,11 @@ def _owner_consistency(transcript: Transcript, flow: GameFlow) -> str:
             salt = secrets["salts"][pid * 32:(pid + 1) * 32]
             rank = secrets["ranks"][pid]
             if rank > 14 or not equal(
-                piece_commitment(flow.game_id, transcript.key, pid, rank, salt),
+                piece_commitment(flow.game_id, key, pid, rank, salt),
                 reveal.commits[pid],
             ):
                 return f"the saved secret of piece {pid} does not open its commitment"
-        if not equal(seed_commitment(flow.game_id, transcript.key, secrets["seed"]),
+        if not equal(seed_commitment(flow.game_id, key, secrets["seed"]),
                      reveal.seed_commit):
             return "the saved seed does not open its commitment"
     return ""

@@ -64,49 +64,87 @@ class Transcript:
         return merged
 
 
-def parse(data: bytes) -> Transcript:
-    """Read a whole transcript file; raises TranscriptError saying what is wrong."""
-    records: list[dict[str, Any]] = []
-    pos, torn = 0, False
-    while pos < len(data):
-        if len(data) - pos < 4:
-            torn = True
-            break
-        (length,) = struct.unpack_from(">I", data, pos)
-        if length > MAX_RECORD:
-            raise TranscriptError(f"record at byte {pos} claims {length} bytes: damaged file")
-        if len(data) - pos - 4 < length:
-            torn = True
-            break
-        try:
-            value = unpack(data[pos + 4:pos + 4 + length])
-        except WireError as exc:
-            raise TranscriptError(f"record at byte {pos}: {exc}") from None
-        if not isinstance(value, dict) or "k" not in value:
-            raise TranscriptError(f"record at byte {pos} is not a transcript record")
-        records.append(value)
-        pos += 4 + length
-    if not records:
-        raise TranscriptError("the file holds no transcript header")
-    head = records[0]
-    if (head.get("k") != "header" or set(head) != {"k", "format", "role", "key"}
-            or head["format"] != FORMAT or head["role"] not in ROLES
-            or not isinstance(head["key"], bytes) or len(head["key"]) != 32):
-        raise TranscriptError("the first record is not a format-1 transcript header")
-    out = Transcript(head["role"], head["key"], torn_tail=torn)
-    for i, rec in enumerate(records[1:], 1):
+class RecordReader:
+    """Records from a transcript's bytes as they arrive, in any pieces (sans-IO: the caller
+    reads the file). Holds at most one record's bytes, so a file of any size is read in
+    bounded memory; `verify` streams files with it. Raises TranscriptError saying what is
+    wrong and where."""
+
+    def __init__(self) -> None:
+        self._buffer = bytearray()
+        self._offset = 0  # the file offset of the buffer's first byte
+        self._index = 0  # records read so far, the header included
+        self.role: str | None = None  # the header's, once read
+        self.key: bytes | None = None
+
+    @property
+    def offset(self) -> int:
+        """Bytes read as whole records so far: where a torn tail begins."""
+        return self._offset
+
+    def feed(self, data: bytes) -> list[Record]:
+        """The records that `data` completes (the header is checked and kept, not returned)."""
+        self._buffer += data
+        out: list[Record] = []
+        pos = 0
+        buffer = self._buffer
+        while len(buffer) - pos >= 4:
+            (length,) = struct.unpack_from(">I", buffer, pos)
+            at = self._offset + pos
+            if length > MAX_RECORD:
+                raise TranscriptError(f"record at byte {at} claims {length} bytes: damaged file")
+            if len(buffer) - pos - 4 < length:
+                break
+            try:
+                value = unpack(bytes(buffer[pos + 4:pos + 4 + length]))
+            except WireError as exc:
+                raise TranscriptError(f"record at byte {at}: {exc}") from None
+            if not isinstance(value, dict) or "k" not in value:
+                raise TranscriptError(f"record at byte {at} is not a transcript record")
+            record = self._record(value)
+            if record is not None:
+                out.append(record)
+            pos += 4 + length
+        del buffer[:pos]
+        self._offset += pos
+        return out
+
+    def finish(self) -> bool:
+        """The end of the file: True when its last record is torn (cut short by a crash while
+        it was written). Raises TranscriptError when there was no header."""
+        if self.role is None:
+            raise TranscriptError("the file holds no transcript header")
+        return bool(self._buffer)
+
+    def _record(self, rec: dict[str, Any]) -> Record | None:
+        i = self._index
+        self._index += 1
+        if i == 0:
+            if (rec.get("k") != "header" or set(rec) != {"k", "format", "role", "key"}
+                    or rec["format"] != FORMAT or rec["role"] not in ROLES
+                    or not isinstance(rec["key"], bytes) or len(rec["key"]) != 32):
+                raise TranscriptError("the first record is not a format-1 transcript header")
+            self.role, self.key = rec["role"], rec["key"]
+            return None
         kind = rec["k"]
         if kind == "msg":
             if (set(rec) != {"k", "from", "env"} or rec["from"] not in ROLES
                     or not isinstance(rec["env"], bytes)):
                 raise TranscriptError(f"record {i}: malformed message record")
-            out.records.append(("msg", rec["from"], rec["env"]))
-        elif kind == "secrets":
+            return ("msg", rec["from"], rec["env"])
+        if kind == "secrets":
             values = {k: v for k, v in rec.items() if k != "k"}
             for name, value in values.items():
                 if _SECRET_FIELDS.get(name) != (len(value) if isinstance(value, bytes) else -1):
                     raise TranscriptError(f"record {i}: malformed secret {name!r}")
-            out.records.append(("secrets", values))
-        else:
-            raise TranscriptError(f"record {i}: unknown record kind {kind!r}")
-    return out
+            return ("secrets", values)
+        raise TranscriptError(f"record {i}: unknown record kind {kind!r}")
+
+
+def parse(data: bytes) -> Transcript:
+    """Read a whole transcript file; raises TranscriptError saying what is wrong."""
+    reader = RecordReader()
+    records = reader.feed(data)
+    torn = reader.finish()
+    assert reader.role is not None and reader.key is not None
+    return Transcript(reader.role, reader.key, records, torn_tail=torn)

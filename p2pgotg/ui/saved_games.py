@@ -60,7 +60,7 @@ def describe_game(path: Path, against_bot: bool) -> SavedGameInfo:
     opponent = "the bot" if against_bot else (
         f"key {them_key.hex()[:12]}" if them_key else "a player who never answered")
     moves = flow.game.ply if flow.game is not None else 0
-    if report.finding is Finding.UNFINISHED:
+    if report.unfinished:  # (a torn last record too: resuming cuts it off)
         stage = f"{moves} moves played" if flow.game is not None else "not begun"
         if against_bot:
             command = "resume: p2pgotg play"
