@@ -57,6 +57,7 @@ from p2pgotg.protocol.events import (
     SetupCommitted,
 )
 from p2pgotg.protocol.ids import game_id as compute_game_id
+from p2pgotg.protocol.limits import over_limit
 from p2pgotg.protocol.messages import PROTOCOL_VERSION, Body
 from p2pgotg.protocol.verdict import Verdict
 from p2pgotg.protocol.wire import WireError
@@ -168,6 +169,7 @@ class _Sender:
     index_of: dict[bytes, int] = field(default_factory=dict)
     acks: list[int] = field(default_factory=list)  # each message's ack (other role's index)
     last_ack: int = -1  # index into the other role's messages
+    chats_in_a_row: int = 0  # chat messages since its last other message (SPEC 2.10)
 
 
 @dataclass
@@ -400,6 +402,10 @@ class GameFlow:
             raise fail("chain-ack", "ack goes back to an older message than the sender's "
                        "previous ack")
 
+        limit = over_limit(body.type, seq, sender.chats_in_a_row)
+        if limit is not None:
+            raise fail(*limit)
+
         handler: Callable[[str, Body, int, Fail], list[Event]] | None
         handler = getattr(self, f"_on_{body.type}", None)
         assert handler is not None, body.type
@@ -415,6 +421,7 @@ class GameFlow:
         sender.index_of[env.hash] = seq
         sender.acks.append(ack)
         sender.last_ack = ack
+        sender.chats_in_a_row = sender.chats_in_a_row + 1 if body.type == "chat" else 0
         self.transcript.append((role, data))
         events += self._decide()
         return events, True

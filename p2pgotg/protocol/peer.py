@@ -42,6 +42,7 @@ from p2pgotg.protocol.flow import (
     outcome_index,
     possible_outcomes,
 )
+from p2pgotg.protocol.limits import CHATS_IN_A_ROW, MAX_PLAY_MESSAGES
 from p2pgotg.protocol.messages import MAX_CHAT, PROTOCOL_VERSION, Body
 from p2pgotg.protocol.wire import WireError
 from p2pgotg.rules import ChallengeMode, Game, Move, Piece, Rank, RuleOptions, Setup, Side
@@ -245,6 +246,10 @@ class Peer:
         """Play a move; a challenge carries our piece's opening (open mode). `claim` adds a
         flag-run claim for a flag that arrives with this move."""
         game = self._game_for("a move")
+        if self.flow.next_seq(self.role) >= MAX_PLAY_MESSAGES:
+            raise LocalProtocolError(f"no move sent: this game has reached its limit of "
+                                     f"{MAX_PLAY_MESSAGES} messages for moves and chat "
+                                     "(SPEC 2.10); it can only end by resignation or a claim")
         piece = game.piece_at(move.from_square)
         fields: dict[str, Any] = {"ply": game.ply, "from": move.from_square,
                                   "to": move.to_square}
@@ -278,7 +283,21 @@ class Peer:
         return self._send("resign", {})
 
     def chat(self, text: str) -> list[Event]:
-        text = "".join(c for c in text if ord(c) >= 32)[:MAX_CHAT]
+        """Send a chat line (control characters dropped). Refused, with the reason, when it
+        is too long or would break the chat limits of SPEC 2.10: we never send what the
+        peer would have to take as a violation."""
+        text = "".join(c for c in text if ord(c) >= 32)
+        if len(text) > MAX_CHAT:
+            raise LocalProtocolError(f"chat not sent: {len(text)} characters, and a chat "
+                                     f"line holds at most {MAX_CHAT}")
+        mine = self.flow.senders[self.role]
+        if self.flow.next_seq(self.role) >= MAX_PLAY_MESSAGES:
+            raise LocalProtocolError(f"chat not sent: this game has reached its limit of "
+                                     f"{MAX_PLAY_MESSAGES} messages for moves and chat")
+        if mine.chats_in_a_row >= CHATS_IN_A_ROW:
+            raise LocalProtocolError(f"chat not sent: {CHATS_IN_A_ROW} chat lines in a row "
+                                     "is the most a side may send until its next move or "
+                                     "other message")
         return self._send("chat", {"text": text})
 
     def claim_forfeit(self, reason: str) -> list[Event]:

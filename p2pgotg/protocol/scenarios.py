@@ -22,6 +22,7 @@ from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.errors import RemoteProtocolError
 from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.flow import HOST, JOINER, other, outcome_index
+from p2pgotg.protocol.limits import CHATS_IN_A_ROW, MAX_PLAY_MESSAGES
 from p2pgotg.protocol.pair import Pair, forge, tamper
 from p2pgotg.protocol.peer import Peer, Record
 from p2pgotg.protocol.transcript import encode_header, encode_record
@@ -456,6 +457,61 @@ def move_after_resigning(seed: int) -> Result:
     pair.peer(cheater.peer_role).data_to_send()  # the honest side's audit: never delivered
     data = forge(cheater, "move", {"ply": ply, "from": move.from_square, "to": move.to_square})
     return _deliver_one(pair, cheater, data)
+
+
+# -- flooding: the limits of SPEC 2.10 ------------------------------------------------------
+
+def chat_flood(seed: int) -> Result:
+    """The side waiting for a move chats ten lines (the most in a row), then an eleventh."""
+    pair = _to_play(seed)
+    cheater = pair.joiner if pair.host.my_turn else pair.host
+    for i in range(CHATS_IN_A_ROW):
+        cheater.chat(f"line {i + 1} of a flood")
+        pair.deliver()
+    return _deliver_one(pair, cheater, forge(cheater, "chat", {"text": "one line too many"}))
+
+
+def _shuffle(peer: Peer, last: dict[str, Move]) -> Move:
+    """A plain move that undoes `peer`'s last one when it can (so that no challenge comes
+    and the game never ends), else any plain move."""
+    view = _view(peer)
+    plain = [m for m in view.legal_moves if not view.is_challenge(m)]
+    back = last.get(peer.role)
+    undo = next((m for m in plain if back is not None and m.from_square == back.to_square
+                 and m.to_square == back.from_square), None)
+    move = undo or plain[0]
+    last[peer.role] = move
+    return move
+
+
+def limit_filling_pair(seed: int = 1) -> Pair:
+    """A game played up to the message limit of SPEC 2.10: both sides shuffle a piece back
+    and forth, the joiner chatting ten lines (the most in a row) before each of its moves,
+    until its next message would be number MAX_PLAY_MESSAGES, on its turn."""
+    pair = _to_play(seed)
+    flooder, last = pair.joiner, dict[str, Move]()
+    while True:
+        mover = pair.host if pair.host.my_turn else pair.joiner
+        if mover is flooder:
+            for i in range(CHATS_IN_A_ROW):
+                if flooder.flow.next_seq(JOINER) >= MAX_PLAY_MESSAGES:
+                    break
+                flooder.chat(f"{i}")
+            pair.deliver()
+            if flooder.flow.next_seq(JOINER) >= MAX_PLAY_MESSAGES:
+                return pair
+        mover.move(_shuffle(mover, last))
+        pair.deliver()
+
+
+def limit_filling_game(seed: int = 1, over: bool = False) -> Result:
+    """`limit_filling_pair`'s game as the host keeps it; with `over`, the joiner then sends
+    one chat more (a `message-limit` violation; its own `Peer` refuses to, so the chat is
+    forged). The largest transcript an honest game can leave is about this one's size."""
+    pair = limit_filling_pair(seed)
+    if not over:
+        return Result(pair.host, None)
+    return _deliver_one(pair, pair.joiner, forge(pair.joiner, "chat", {"text": "over the limit"}))
 
 
 # -- cheats at the audit --------------------------------------------------------------------
@@ -1181,6 +1237,8 @@ SCENARIOS: tuple[Scenario, ...] = (
              "chain-ack", 1, ack_goes_back),
     Scenario("move-after-resigning", "play on after the game ended", None, "after-end", 1,
              move_after_resigning),
+    Scenario("chat-flood", "flood the other side with chat: an eleventh chat message in a row",
+             None, "chat-limit", 1, chat_flood),
     # claims
     Scenario("claim-without-clock", "a time claim in a game with no clock", None,
              "false-claim", 1, claim_without_a_clock),

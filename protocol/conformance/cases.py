@@ -24,6 +24,7 @@ from p2pgotg.crypto import key_from_seed, ot, sign
 from p2pgotg.crypto.commitments import piece_commitment, seed_commitment, setup_hash
 from p2pgotg.protocol import HOST, JOINER, LocalProtocolError, Phase
 from p2pgotg.protocol.envelope import seal
+from p2pgotg.protocol.limits import CHATS_IN_A_ROW
 from p2pgotg.protocol.messages import Body
 from p2pgotg.rules import (
     FULL_SET,
@@ -1142,6 +1143,19 @@ async def have_too_large(ctx: Ctx) -> str:
     verdict = await j.finish()
     return (f"{rejected(str(refused.get('reason')))}; then resumed (host held {ok['have']}); "
             f"{_ended(j, verdict)}")
+
+
+
+@case("7.18", "a chat flood: ten chat messages in a row, then an eleventh",
+      expect="the ten are taken; the eleventh gets an error frame naming `chat-limit`; "
+      "the connection closes", spec="2.10, 2.7")
+async def chat_flood(ctx: Ctx) -> str:
+    j = await ctx.join()
+    await j.play(my_turn)
+    await j.send_honest(j.produce(
+        lambda p: [p.chat(f"line {i + 1} of a flood") for i in range(CHATS_IN_A_ROW)]))
+    await j.send_cheat(j.forge("chat", {"text": "one line too many"}))
+    return rejected(await j.expect_rejection("chat-limit"))
 
 
 CASES.sort(key=lambda c: c.key)
