@@ -283,3 +283,19 @@ def test_a_peers_reason_in_notes_refusals_and_errors_is_shown_escaped() -> None:
     for text in shown:
         assert "\\x1b]0;pwned\\x07\\x0d\\x1b[2K" in text and "\\x1b]52;c;" in text
         assert not _hidden(text.replace("\n", ""))  # (the screen's own line breaks)
+
+
+def test_the_screen_refuses_an_eleventh_chat_line_in_a_row_saying_why(setup_with) -> None:
+    """SPEC 2.10: at most 10 chat lines in a row; our side never sends one more (issue 13,
+    finding 3), and the player reads why in the status line."""
+    state, white, _ = start(setup_with(Side.WHITE, {}), setup_with(Side.BLACK, {}))
+    for i in range(10):
+        typed(state, f"chat line {i}")
+    sent = white.peer.flow.next_seq(white.role)
+    typed(state, "chat one more")
+    assert state.status_error
+    assert "chat not sent: 10 chat lines in a row is the most" in state.status
+    assert white.peer.flow.next_seq(white.role) == sent  # nothing signed, nothing sent
+    typed(state, "a3 a4")  # a move starts a new count
+    typed(state, "chat now it goes")
+    assert white.peer.flow.next_seq(white.role) == sent + 2
