@@ -14,12 +14,14 @@ from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from p2pgotg.rules import (
     FlagRule,
     Game,
+    IllegalMoveError,
     Move,
     Piece,
     Rank,
@@ -207,3 +209,24 @@ def test_partial_views_agree_with_the_full_view(
     assert full.is_over
     for view in views.values():
         assert view.outcome == full.outcome and board(view) == board(full)
+
+
+@settings(max_examples=10, deadline=None)
+@given(seed=SEEDS, depth=st.integers(1, 5))
+def test_a_limited_undo_takes_back_exactly_the_last_moves(seed: int, depth: int) -> None:
+    """A referee's board keeps only `depth` moves to take back (memory flat on long games),
+    and those restore the exact earlier states."""
+    g, _white, _black, rng = start(seed, RuleOptions())
+    g.limit_undo(depth)
+    states = []
+    for _ in range(30):
+        if g.is_over:
+            break
+        states.append(snapshot(g))
+        g.push(rng.choice(g.legal_moves))
+    for before in reversed(states[-depth:]):
+        g.pop()
+        assert snapshot(g) == before
+    if len(states) > depth:
+        with pytest.raises(IllegalMoveError, match="no move to take back"):
+            g.pop()

@@ -220,6 +220,11 @@ Fail = Callable[..., RuleViolation]
 
 # The state a crossing action may change and, when it does not decide the end after all,
 # gets back (`_snapshot`, `_restore`).
+#: How many moves back the referee's board can be taken: it takes back at most the last
+#: move and an ending when it judges a crossing, so a few are plenty, and memory stays
+#: flat however long the game (issue 13, finding 8).
+UNDO_DEPTH = 4
+
 _TRIAL_STATE = ("game", "pending", "unresolved", "phase", "draw_offer", "result", "end_role",
                 "end_seq", "end_kind", "endings", "claimants", "claims", "blind_log",
                 "used_points", "proof_verdict")
@@ -535,6 +540,7 @@ class GameFlow:
                 self.role_of(Side.BLACK)]
             assert self.options is not None
             self.game = Game(white.squares, black.squares, self.options)
+            self.game.limit_undo(UNDO_DEPTH)
             if self.result is None:
                 self.phase = Phase.PLAY
                 events.append(GameStarted())

@@ -122,6 +122,7 @@ class Game:
         self._s = _State(board=board, where=where, arrived={p: 0 for p in where})
         self._s.positions.append(self._key())
         self._undo: list[_Snapshot] = []
+        self._undo_limit: int | None = None
         self._check_stuck()
 
     def __deepcopy__(self, memo: dict[int, object]) -> Game:
@@ -134,6 +135,7 @@ class Game:
         twin._ranks = dict(self._ranks)
         twin._s = _State(list(s.board), dict(s.where), dict(s.arrived), s.turn, s.ply,
                          list(s.eliminated), list(s.records), list(s.positions), s.outcome)
+        twin._undo_limit = self._undo_limit
         twin._undo = [(list(board), dict(where), dict(arrived), turn, ply, n_elim, n_records,
                        n_positions, outcome)
                       for board, where, arrived, turn, ply, n_elim, n_records, n_positions,
@@ -222,6 +224,7 @@ class Game:
         )
         game._s.positions.append(game._key())
         game._undo = []
+        game._undo_limit = None
         game._check_stuck()
         return game
 
@@ -377,7 +380,7 @@ class Game:
         else:
             result, lost_flag = self._settle(piece, target, result, lost_flag)
             record = PlyRecord(s.turn, move, piece, target, result, lost_flag)
-        self._undo.append(self._snapshot())
+        self._remember()
         self._apply(record)
         return record
 
@@ -395,6 +398,23 @@ class Game:
         s.turn, s.ply, s.outcome = turn, ply, outcome
         del s.eliminated[n_elim:], s.records[n_records:], s.positions[n_positions:]
         return taken
+
+    def limit_undo(self, depth: int) -> None:
+        """Keep only the last `depth` moves that `pop` can take back.
+
+        A referee takes back at most the last move or ending (to judge a crossing), so it
+        need not keep a snapshot of every position of a long game: `verify` of the longest
+        game SPEC 2.10 allows would otherwise hold one per move."""
+        if depth < 1:
+            raise ValueError("the undo depth must be at least 1")
+        self._undo_limit = depth
+        del self._undo[:-depth]
+
+    def _remember(self) -> None:
+        self._undo.append(self._snapshot())
+        limit = self._undo_limit
+        if limit is not None and len(self._undo) > limit:
+            del self._undo[0]  # cheap: the list holds `limit` + 1 snapshots at most
 
     def _snapshot(self) -> _Snapshot:
         """What `pop` needs: copies of the small mutable parts, lengths of the append-only
@@ -601,7 +621,7 @@ class Game:
     def _end(self, outcome: Outcome) -> Outcome:
         if self._s.outcome is not None:
             raise IllegalMoveError("the game is over")
-        self._undo.append(self._snapshot())
+        self._remember()
         self._s.outcome = outcome
         return outcome
 
