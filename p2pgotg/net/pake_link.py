@@ -23,9 +23,9 @@ from p2pgotg.net.invite import Invite
 from p2pgotg.net.lan import LanGame
 from p2pgotg.net.session import SessionError, check_control, control, parse_control
 from p2pgotg.net.tls import (
-    _handshake,
     certificate_fingerprint,
     client_context,
+    handshake,
     peer_certificate,
     public_key_pin,
 )
@@ -127,7 +127,7 @@ async def _try(code: ShortCode, address: str, port: int, timeout: float,
     stream = trio.SSLStream(tcp, client_context(), https_compatible=False)
     channel = FramedChannel(stream)
     try:
-        await _handshake(stream, timeout, f"{address}:{port}")
+        await handshake(stream, timeout, f"{address}:{port}")
         cert = peer_certificate(stream)
         side = PakeSide(code.password, certificate_fingerprint(cert), JOINER_ROLE)
         with trio.fail_after(timeout):

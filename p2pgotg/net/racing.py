@@ -25,8 +25,8 @@ from p2pgotg.net.punch import PunchFailed, simultaneous_open
 from p2pgotg.net.reuse import PortReservation
 from p2pgotg.net.session import Limits, SessionError
 from p2pgotg.net.tls import (
-    _handshake,
     client_context,
+    handshake,
     open_pinned_connection,
     peer_certificate,
     public_key_pin,
@@ -58,7 +58,7 @@ async def pinned_tls(tcp: trio.SocketStream, pin: bytes, timeout: float,
     """TLS client over an existing TCP stream, checking the pin before any byte is sent."""
     stream = trio.SSLStream(tcp, client_context(), https_compatible=False)
     try:
-        await _handshake(stream, timeout, where)
+        await handshake(stream, timeout, where)
         got = public_key_pin(peer_certificate(stream))
         if got != pin:
             raise PinMismatchError(expected=pin, got=got)

@@ -143,7 +143,10 @@ def peer_certificate(stream: trio.SSLStream) -> bytes:
     return der
 
 
-async def _handshake(stream: trio.SSLStream, timeout: float, who: str) -> None:
+async def handshake(stream: trio.SSLStream, timeout: float, who: str) -> None:
+    """Finish the TLS handshake on ``stream`` within ``timeout``, with our errors naming
+    ``who``: for callers that open the TCP stream themselves (a punched connection, a
+    short-code joiner that checks the PAKE instead of a pin)."""
     try:
         with trio.fail_after(timeout):
             await stream.do_handshake()
@@ -180,7 +183,7 @@ async def open_pinned_connection(
         raise ConnectFailedError(f"could not connect to {where}: {exc.strerror or exc}") from exc
     stream = trio.SSLStream(tcp, context or client_context(), https_compatible=False)
     try:
-        await _handshake(stream, handshake_timeout, where)
+        await handshake(stream, handshake_timeout, where)
         try:
             got = public_key_pin(peer_certificate(stream))
         except ValueError as exc:
@@ -263,7 +266,7 @@ async def serve_tls(
     async def accept(tcp: trio.SocketStream) -> None:
         stream = trio.SSLStream(tcp, ssl_context, server_side=True, https_compatible=False)
         try:
-            await _handshake(stream, handshake_timeout, _peer_name(tcp))
+            await handshake(stream, handshake_timeout, _peer_name(tcp))
             await handler(stream)
         except NetError as exc:
             if on_error is not None:
