@@ -130,8 +130,8 @@ def cmd_list_lan_games() -> int:
 def given_code(words: list[str]) -> str | None:
     """The code in `join`'s words: None for none, a short code said with spaces
     (`7 crossover clockwork`) as one, or a long code pasted as it came."""
+    from p2pgotg.net.invite import pasted_code
     from p2pgotg.protocol.shortcode import looks_like_short_code
-    from p2pgotg.ui.start_screen import pasted_code
 
     if not words:
         return None

@@ -371,3 +371,22 @@ def _linux_ipv6_addresses() -> list[str]:
         if scope == 0 and not flags & (_IFA_F_DADFAILED | _IFA_F_TENTATIVE):
             addresses.append(str(ipaddress.IPv6Address(packed)))
     return addresses
+
+
+#: Words people paste around a code: the command that uses it, a label, a shell prompt.
+_AROUND_A_CODE = {"p2pgotg", "join", "invite", "invite:", "code", "code:", "$", "#"}
+
+
+def pasted_code(text: str) -> str:
+    """The invite code in whatever was pasted: a code broken over lines, quoted, with a
+    shell's line continuations, or the whole `p2pgotg join CODE` command.
+
+    >>> pasted_code("p2pgotg join 'gg1-abc\\ndef'")
+    'gg1-abcdef'
+    """
+    for mark in ("\\\n", "\\", "'", '"', "`"):
+        text = text.replace(mark, " ")
+    words = text.split()
+    while words and words[0].lower() in _AROUND_A_CODE:
+        words.pop(0)
+    return "".join(w for w in words if not w.startswith("--"))

@@ -105,13 +105,22 @@ async def offer(opts: ReachOptions, port: int, bind: str | None, pin: bytes, sec
                 fingerprint: bytes, accept: Accept, *,
                 on_status: Callable[[str], None] = lambda s: None,
                 task_status: trio.TaskStatus[Offer] = trio.TASK_STATUS_IGNORED) -> None:
-    """Gather the candidates, report the Offer, then serve until cancelled."""
+    """Gather the candidates, report the Offer, then serve until cancelled.
+
+    The short code is announced on the LAN while STUN and the router are asked, and it is
+    reported only once the announcement is up (multicast DNS probes for about a second
+    first): a code shown before that would send an early joiner away with "no game
+    numbered N", and a code that could not be announced at all is not shown."""
     notes: list[str] = []
     lan_candidates = _lan_candidates(bind, port)
     reservation = await PortReservation.new() if opts.stun_servers else None
     probe = stun_client.NatProbe(NAT_UNKNOWN, None)
     mapping: portmap.PortMapping | None = None
     router_notes: list[str] = []
+    short: ShortCode | None = None
+    if opts.lan and any(not ipaddress.ip_address(c.address).is_loopback
+                        for c in lan_candidates):
+        short = ShortCode.random(1 + secrets.randbelow(MAX_NUMBER))
 
     async def do_probe() -> None:
         nonlocal probe
@@ -123,77 +132,82 @@ async def offer(opts: ReachOptions, port: int, bind: str | None, pin: bytes, sec
         nonlocal mapping
         mapping = await portmap.map_port(port, on_note=router_notes.append)
 
-    async with trio.open_nursery() as gather:
-        if reservation is not None:
-            gather.start_soon(do_probe)
-        if opts.port_mapping:
-            gather.start_soon(do_map)
-    router_private = any("no public address" in n or "does not know its internet" in n
-                         for n in router_notes)
-    candidates = list(lan_candidates)
-    if mapping is not None and mapping.public:
-        candidates.insert(0, Candidate(MAPPED, mapping.external_address, mapping.external_port))
-    punchable = probe.nat == NAT_EASY and probe.mapped is not None
-    if punchable and probe.mapped is not None:
-        candidates.append(Candidate(PUNCH, probe.mapped[0], probe.mapped[1]))
-    if not candidates:
-        candidates = [Candidate(LAN, "127.0.0.1", port)]
-    candidates = _keep(candidates)
-    notes.extend(describe(probe.nat, mapping, probe.mapped, port, router_private))
-    if mapping is None and router_notes and opts.port_mapping:
-        notes.append("port mapping: " + "; ".join(dict.fromkeys(router_notes)))
-    notes.extend(probe.notes)
-
-    invite = Invite.v2(candidates, pin, secret, probe.nat)
-    gate: ShortCodeGate | None = None
-    used: set[bytes] = set()
-
-    async def take_reply(code: str, say: Callable[[str], None]) -> None:
-        try:
-            reply = ReplyCode.decode(code)
-            reply.verify(secret, time.time())
-            if reply.nonce in used:
-                raise ReplyCodeError("this reply code was already used: ask for a fresh one")
-            if not all(c.kind == PUNCH for c in reply.candidates):
-                raise ReplyCodeError("this reply code lists no public address to punch to")
-        except ReplyCodeError as exc:
-            on_status(f"a reply code was refused: {exc}")
-            say(f"error: {exc}")
-            return
-        used.add(reply.nonce)
-        if not punchable or reservation is None:
-            why = describe(probe.nat, mapping, probe.mapped, port, router_private)[0]
-            say(f"error: this host cannot punch through its NAT: it is {why}")
-            return
-        shown = ", ".join(str(c) for c in reply.candidates)
-        on_status(f"punching through the NATs to {shown}")
-        say(f"punching through the NATs to {shown} (up to {PUNCH_TIME:g} s)")
-        try:
-            stream = await simultaneous_open(reservation.port, list(reply.candidates),
-                                             trio.current_time() + PUNCH_TIME)
-        except PunchFailed as exc:
-            on_status(f"hole punching failed: {exc}")
-            say(f"error: hole punching failed: {exc}; one of the NATs may be symmetric, "
-                "or the joiner stopped waiting")
-            return
-        serving.start_soon(accept, stream)
-        say("ok: connected through the NATs; the game goes on in the host's window")
-
     try:
         async with trio.open_nursery() as serving:
+            announced = False
+            gathering: list[Callable[[], Awaitable[None]]] = []
+            if reservation is not None:
+                gathering.append(do_probe)
+            if opts.port_mapping:
+                gathering.append(do_map)
+            if short is not None:
+                announced = await _start_announcing(
+                    serving, short.number, port, [c.address for c in lan_candidates],
+                    opts.rules, gathering)
+            else:
+                async with trio.open_nursery() as gather:
+                    for task in gathering:
+                        gather.start_soon(task)
+            if not announced:
+                short = None
+            router_private = any("no public address" in n or "does not know its internet" in n
+                                 for n in router_notes)
+            candidates = list(lan_candidates)
+            if mapping is not None and mapping.public:
+                candidates.insert(0, Candidate(MAPPED, mapping.external_address,
+                                               mapping.external_port))
+            punchable = probe.nat == NAT_EASY and probe.mapped is not None
+            if punchable and probe.mapped is not None:
+                candidates.append(Candidate(PUNCH, probe.mapped[0], probe.mapped[1]))
+            if not candidates:
+                candidates = [Candidate(LAN, "127.0.0.1", port)]
+            candidates = _keep(candidates)
+            notes.extend(describe(probe.nat, mapping, probe.mapped, port, router_private))
+            if mapping is None and router_notes and opts.port_mapping:
+                notes.append("port mapping: " + "; ".join(dict.fromkeys(router_notes)))
+            notes.extend(probe.notes)
+            invite = Invite.v2(candidates, pin, secret, probe.nat)
+            gate = ShortCodeGate(short, fingerprint, secret, on_status) if short else None
+            used: set[bytes] = set()
+
+            async def take_reply(code: str, say: Callable[[str], None]) -> None:
+                try:
+                    reply = ReplyCode.decode(code)
+                    reply.verify(secret, time.time())
+                    if reply.nonce in used:
+                        raise ReplyCodeError("this reply code was already used: ask for a "
+                                             "fresh one")
+                    if not all(c.kind == PUNCH for c in reply.candidates):
+                        raise ReplyCodeError("this reply code lists no public address to "
+                                             "punch to")
+                except ReplyCodeError as exc:
+                    on_status(f"a reply code was refused: {exc}")
+                    say(f"error: {exc}")
+                    return
+                used.add(reply.nonce)
+                if not punchable or reservation is None:
+                    why = describe(probe.nat, mapping, probe.mapped, port, router_private)[0]
+                    say(f"error: this host cannot punch through its NAT: it is {why}")
+                    return
+                shown = ", ".join(str(c) for c in reply.candidates)
+                on_status(f"punching through the NATs to {shown}")
+                say(f"punching through the NATs to {shown} (up to {PUNCH_TIME:g} s)")
+                try:
+                    stream = await simultaneous_open(reservation.port, list(reply.candidates),
+                                                     trio.current_time() + PUNCH_TIME)
+                except PunchFailed as exc:
+                    on_status(f"hole punching failed: {exc}")
+                    say(f"error: hole punching failed: {exc}; one of the NATs may be "
+                        "symmetric, or the joiner stopped waiting")
+                    return
+                serving.start_soon(accept, stream)
+                say("ok: connected through the NATs; the game goes on in the host's window")
+
             await serving.start(serve_inbox, opts.data_dir, take_reply)
-            short: ShortCode | None = None
-            if opts.lan and any(c.kind == LAN and not ipaddress.ip_address(c.address).is_loopback
-                                for c in candidates):
-                short = ShortCode.random(1 + secrets.randbelow(MAX_NUMBER))
-                gate = ShortCodeGate(short, fingerprint, secret, on_status)
-            report = Offer(invite.encode(), str(short) if short else None, notes, gate)
             if mapping is not None:
                 serving.start_soon(_keep_mapping, mapping, on_status)
-            if short is not None:
-                serving.start_soon(_announce, short.number, port,
-                                   [c.address for c in lan_candidates], opts.rules)
-            task_status.started(report)
+            task_status.started(Offer(invite.encode(), str(short) if short else None, notes,
+                                      gate))
             await trio.sleep_forever()
     finally:
         if reservation is not None:
@@ -214,6 +228,33 @@ async def _keep_mapping(mapping: portmap.PortMapping, on_status: Callable[[str],
         await trio.sleep_forever()
 
 
-async def _announce(number: int, port: int, addresses: list[str], rules: str) -> None:
-    async with lan.announced(number, port, addresses, rules):
-        await trio.sleep_forever()
+ANNOUNCE_WAIT = 5.0  # seconds to wait for the LAN announcement before showing no short code
+
+
+async def _start_announcing(nursery: trio.Nursery, number: int, port: int,
+                            addresses: list[str], rules: str,
+                            gathering: list[Callable[[], Awaitable[None]]]) -> bool:
+    """Announce the game in ``nursery`` (for as long as it runs) while ``gathering`` runs;
+    whether the announcement is up once both are done."""
+    up = trio.Event()
+    result: list[bool] = []
+    scope = trio.CancelScope()
+
+    async def announce() -> None:
+        with scope:
+            async with lan.announced(number, port, addresses, rules) as ok:
+                result.append(ok)
+                up.set()
+                if ok:
+                    await trio.sleep_forever()
+
+    nursery.start_soon(announce)
+    async with trio.open_nursery() as gather:
+        for task in gathering:
+            gather.start_soon(task)
+        with trio.move_on_after(ANNOUNCE_WAIT):
+            await up.wait()
+    if not (result and result[0]):
+        scope.cancel()  # (too slow: no short code is shown, so none may be announced)
+        return False
+    return True

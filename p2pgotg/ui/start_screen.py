@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from p2pgotg.net.invite import pasted_code
 from p2pgotg.players.levels import PLAYABLE
 from p2pgotg.ui.board import Fragments
 from p2pgotg.ui.state import AppState, Mode, Prompt
@@ -10,23 +11,6 @@ CHOICES: dict[str, Mode | None] = {"1": Mode.BOT, "b": Mode.BOT, "2": Mode.HOST,
                                    "h": Mode.HOST, "3": Mode.JOIN, "j": Mode.JOIN,
                                    "4": None, "g": None}  # None: the saved games
 LEVEL_KEY = "l"  # the bot's next level (easy, normal, hard, then easy again)
-#: Words people paste around a code: the command that uses it, a label, a shell prompt.
-_AROUND_A_CODE = {"p2pgotg", "join", "invite", "invite:", "code", "code:", "$", "#"}
-
-
-def pasted_code(text: str) -> str:
-    """The invite code in whatever was pasted: a code broken over lines, quoted, with a
-    shell's line continuations, or the whole `p2pgotg join CODE` command.
-
-    >>> pasted_code("p2pgotg join 'gg1-abc\\ndef'")
-    'gg1-abcdef'
-    """
-    for mark in ("\\\n", "\\", "'", '"', "`"):
-        text = text.replace(mark, " ")
-    words = text.split()
-    while words and words[0].lower() in _AROUND_A_CODE:
-        words.pop(0)
-    return "".join(w for w in words if not w.startswith("--"))
 
 
 def title(state: AppState) -> str:
