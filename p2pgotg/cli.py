@@ -450,12 +450,12 @@ def _interface(args: argparse.Namespace, mode: str | None) -> int:
     launch.port = getattr(args, "port", 0)
     launch.bind = getattr(args, "bind", None)
     launch.invite = getattr(args, "code", None)
-    if mode in ("host", "join") and hasattr(args, "stun"):
+    if mode in ("host", "join", None):  # the start screen hosts and joins the same way
         servers = cli_internet.stun_servers(args)
         if servers is None:
             return 2
         launch.stun = servers
-        if mode == "host":
+        if mode != "join":
             launch.reach = cli_internet.reach_options(args, launch.options.describe())
     return run_terminal(Mode(mode) if mode else None, launch, ascii=args.ascii)
 
@@ -671,6 +671,7 @@ def build_parser() -> argparse.ArgumentParser:
     start = sub.add_parser("start", help="the start screen: play the bot, host or join")
     _add_level_option(start, PLAY_DEFAULT, "how well the bot plays (l changes it there)")
     _add_ascii(start)
+    cli_internet.add_start_arguments(start)
     start.set_defaults(func=_cmd_start)
     show = sub.add_parser(
         "show", help="review a finished game move by move",

@@ -30,12 +30,22 @@ def add_join_arguments(p: argparse.ArgumentParser) -> None:
                    help="STUN servers (TCP) for hole punching; 'off' for none")
 
 
+def add_start_arguments(p: argparse.ArgumentParser) -> None:
+    """The start screen hosts and joins as `host` and `join` do, so it takes their options."""
+    g = p.add_argument_group("reaching the other player (SPEC 3.7-3.8)")
+    g.add_argument("--stun", action="append", default=None, metavar="HOST:PORT",
+                   help="a STUN server (TCP) to learn your public address; repeat for more; "
+                   "'off' for none (default: two public servers)")
+    g.add_argument("--no-port-map", action="store_true",
+                   help="when hosting, do not ask the router to forward a port")
+
+
 def stun_servers(args: argparse.Namespace) -> list[tuple[str, int]] | None:
     """The servers asked for (defaults when none), [] for 'off'; None after printing an
     error for a malformed one."""
     from p2pgotg.net.stun_client import DEFAULT_SERVERS, parse_server
 
-    given = args.stun if args.stun else list(DEFAULT_SERVERS)
+    given = getattr(args, "stun", None) or list(DEFAULT_SERVERS)
     if any(text.strip().lower() == "off" for text in given):
         return []
     try:
@@ -62,13 +72,13 @@ def reach_options(args: argparse.Namespace, rules: str) -> Any:
     from p2pgotg.net.paths import data_dir
     from p2pgotg.net.reach import ReachOptions
 
-    if loopback_only(args.bind):
+    if loopback_only(getattr(args, "bind", None)):
         return None
     servers = stun_servers(args)
     if servers is None:
         return False
-    return ReachOptions(data_dir(), servers, port_mapping=not args.no_port_map, lan=True,
-                        rules=rules)
+    mapping = not getattr(args, "no_port_map", False)
+    return ReachOptions(data_dir(), servers, port_mapping=mapping, lan=True, rules=rules)
 
 
 def print_offer(hosting: Any) -> None:
@@ -128,33 +138,14 @@ def cmd_list_lan_games() -> int:
 
 
 def given_code(words: list[str]) -> str | None:
-    """The code in `join`'s words: None for none, a short code said with spaces
-    (`7 crossover clockwork`) as one, or a long code pasted as it came."""
-    from p2pgotg.net.invite import pasted_code
-    from p2pgotg.protocol.shortcode import looks_like_short_code
+    """The code in `join`'s words: None for none, else as racing.typed_code reads it."""
+    from p2pgotg.net.racing import typed_code
 
-    if not words:
-        return None
-    spoken = " ".join(words).strip().strip("'\"")
-    if looks_like_short_code(spoken):
-        return "-".join(spoken.replace("-", " ").split())
-    return pasted_code(" ".join(words))
+    return typed_code(" ".join(words)) if words else None
 
 
 def check_join_code(code: str) -> str | None:
     """What is wrong with a code given to `join` (None when it can be tried)."""
-    from p2pgotg.net.errors import NetError
-    from p2pgotg.net.invite import Invite
-    from p2pgotg.protocol.shortcode import ShortCode, ShortCodeError, looks_like_short_code
+    from p2pgotg.net.racing import code_problem
 
-    if looks_like_short_code(code):
-        try:
-            ShortCode.parse(code)
-        except ShortCodeError as exc:
-            return f"bad short code: {exc}"
-        return None
-    try:
-        Invite.decode(code)
-    except NetError as exc:
-        return f"bad invite code: {exc.user_message}"
-    return None
+    return code_problem(code)

@@ -235,3 +235,32 @@ async def prepare_join(code: str, servers: list[tuple[str, int]], limits: Limits
     if not invite.candidates:
         return invite, None
     return invite, race_opener(invite, JoinReach(servers, show_reply), limits, status)
+
+
+def typed_code(text: str) -> str:
+    """The code in what a person typed or pasted: a short code said with spaces
+    (`7 crossover clockwork`) as one, or a long code pasted as it came."""
+    from p2pgotg.net.invite import pasted_code
+
+    spoken = text.strip().strip("'\"")
+    if looks_like_short_code(spoken):
+        return "-".join(spoken.lower().replace("-", " ").split())
+    return pasted_code(text)
+
+
+def code_problem(code: str) -> str | None:
+    """What is wrong with a code to join with (None when it can be tried): the same check
+    for `p2pgotg join CODE` and the start screen's join prompt."""
+    from p2pgotg.protocol.shortcode import ShortCodeError
+
+    if looks_like_short_code(code):
+        try:
+            ShortCode.parse(code)
+        except ShortCodeError as exc:
+            return f"bad short code: {exc}"
+        return None
+    try:
+        Invite.decode(code)
+    except NetError as exc:
+        return f"bad invite code: {exc.user_message}"
+    return None

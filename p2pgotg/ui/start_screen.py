@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from p2pgotg.net.invite import pasted_code
 from p2pgotg.players.levels import PLAYABLE
 from p2pgotg.ui.board import Fragments
 from p2pgotg.ui.state import AppState, Mode, Prompt
@@ -25,7 +24,8 @@ def body(state: AppState) -> Fragments:
         ("class:strong", state.bot_level), ("class:dim", "   (l: easy, normal or hard)\n\n"),
         ("class:strong", "   2  "),
         ("", "Host a game: you get an invite code to give a friend\n\n"),
-        ("class:strong", "   3  "), ("", "Join a game: type the invite code a friend gave you\n\n"),
+        ("class:strong", "   3  "),
+        ("", "Join a game: type the short code or invite code a friend gave you\n\n"),
         ("class:strong", "   4  "),
         ("", "Your saved games: review them, resume unfinished ones\n\n"),
         ("class:strong", "   q  "), ("", "Quit\n\n\n"),
@@ -36,7 +36,8 @@ def body(state: AppState) -> Fragments:
 
 def hints(state: AppState) -> str:
     if state.prompt is Prompt.JOIN_CODE:
-        return "paste or type the invite code, then Enter; Esc goes back"
+        return "type the short code (7-word-word) or paste the invite code, then Enter; " \
+            "Esc goes back"
     return "1 play the bot   l bot level   2 host   3 join   4 saved games   q quit"
 
 
@@ -57,7 +58,7 @@ def choose(state: AppState, key: str) -> None:
         return
     if mode is Mode.JOIN:
         state.prompt = Prompt.JOIN_CODE
-        state.say("type or paste the invite code and press Enter")
+        state.say("type the short code or paste the invite code, and press Enter")
         return
     begin(state, mode)
 
@@ -70,13 +71,14 @@ def begin(state: AppState, mode: Mode, invite: str | None = None) -> None:
 
 
 def submit_code(state: AppState, text: str) -> None:
-    from p2pgotg.net.errors import NetError
-    from p2pgotg.net.invite import Invite
+    """Join with what was typed: a short code (found on this network) or an invite code,
+    checked as `p2pgotg join CODE` checks it; the join then takes the same path, STUN and
+    hole punching included (runner.Controller._join)."""
+    from p2pgotg.net.racing import code_problem, typed_code
 
-    code = pasted_code(text)
-    try:
-        Invite.decode(code)
-    except NetError as exc:
-        state.warn(f"{exc.summary()} ({exc.detail})" if exc.detail else exc.summary())
+    code = typed_code(text)
+    problem = code_problem(code)
+    if problem is not None:
+        state.warn(problem)
         return
     begin(state, Mode.JOIN, code)
