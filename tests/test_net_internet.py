@@ -311,3 +311,78 @@ def test_the_host_screen_shows_the_short_code_large_and_a_joiner_uses_it(bed, tm
             joiner.stop()
     finally:
         tmux.close()
+
+
+def test_the_host_screen_takes_a_reply_code_from_a_joiner_on_the_start_screen(bed, tmp_path):
+    """Both screens in real terminals, in two homes behind easy NATs: the joiner starts at
+    the start screen (its join asks STUN, as `join` does, so it can make a reply code), the
+    host's screen takes a mistyped code, another game's code, then the right one, and
+    both punch through."""
+    import shlex
+    import sys
+
+    from test_ui_tmux import Tmux
+
+    tmux = Tmux(tmp_path / "tmux.sock")
+    python = shlex.quote(sys.executable)
+    stun = " ".join(STUN_ARGS)
+
+    def command(ns: str, home: str, args: str) -> str:
+        return (f"ip netns exec {bed.ns(ns)} env P2PGOTG_HOME="
+                f"{shlex.quote(str(tmp_path / home))} {python} -m p2pgotg {args} --ascii "
+                f"{stun}; echo EXITED $?; sleep 30")
+
+    try:
+        tmux.start(command("hC", "host", "host --no-port-map"), name="host")
+        screen = tmux.wait_for("the invite", lambda s: "allows hole punching" in s
+                               and "gg2-" in s, SAFETY, on="host")
+        assert "r take a reply code" in screen
+        lines = screen.splitlines()
+        first = next(i for i, line in enumerate(lines) if "p2pgotg join 'gg2-" in line)
+        last = next(i for i in range(first, len(lines)) if lines[i].rstrip().endswith("'"))
+        pasted = "\n".join(lines[first:last + 1])
+        secret = Invite.decode(pasted.split("'")[1].replace("\n", "")).secret
+
+        tmux.start(command("hA", "joiner", "start"), name="join")
+        tmux.wait_for("the start screen", lambda s: "What would you like" in s, on="join")
+        tmux.keys("3", to="join")
+        tmux.wait_for("the join prompt", lambda s: "invite code:" in s, on="join")
+        tmux.keys(pasted.replace("\n", " "), literal=True, to="join")
+        tmux.keys("Enter", to="join")
+        screen = tmux.wait_for("the reply code", lambda s: re.search(r"gr1-[a-z2-7]+", s),
+                               SAFETY, on="join")
+        reply = re.search(r"gr1-[a-z2-7]+", screen).group(0)
+        print(screen)  # for the record (pytest -s)
+
+        # a mistyped code: refused on the spot, and the prompt stays open for a fix
+        tmux.keys("r", to="host")
+        tmux.wait_for("the reply prompt", lambda s: "reply code:" in s, on="host")
+        typo = reply[:10] + ("a" if reply[10] != "a" else "b") + reply[11:]
+        tmux.keys(typo, literal=True, to="host")
+        tmux.keys("Enter", to="host")
+        screen = tmux.wait_for("the refusal", lambda s: "check does not match" in s, on="host")
+        assert "reply code:" in screen and "Traceback" not in screen
+        print(screen)  # for the record (pytest -s)
+        # another game's code (a well-formed one): the host itself refuses it
+        tmux.keys("Escape", to="host")
+        tmux.keys("r", to="host")
+        tmux.wait_for("the reply prompt", lambda s: "reply code:" in s, on="host")
+        where = [Candidate(PUNCH, "11.0.14.11", 40001)]
+        foreign = ReplyCode.make(where, int(time.time()), os.urandom(8), os.urandom(16))
+        assert foreign.encode() != reply
+        tmux.keys(foreign.encode(), literal=True, to="host")
+        tmux.keys("Enter", to="host")
+        tmux.wait_for("the refusal", lambda s: "belongs to another game" in s, on="host")
+        # the joiner's code, pasted with its label, as people copy it
+        tmux.keys("r", to="host")
+        tmux.wait_for("the reply prompt", lambda s: "reply code:" in s, on="host")
+        tmux.keys(f"reply: {reply}", literal=True, to="host")
+        tmux.keys("Enter", to="host")
+        tmux.wait_for("the host's rules on the joiner's screen",
+                      lambda s: "Press a to accept" in s, SAFETY, on="join")
+        ReplyCode.decode(reply).verify(secret, time.time())  # (it answered this invite)
+        tmux.keys("a", to="join")
+        for name in ("host", "join"):
+            tmux.wait_for("the setup", lambda s: "Setup - you play" in s, SAFETY, on=name)
+    finally:
+        tmux.close()

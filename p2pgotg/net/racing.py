@@ -151,7 +151,8 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Limits,
             reply = ReplyCode.make([Candidate(PUNCH, probe.mapped[0], probe.mapped[1])],
                                    int(time.time()), secrets.token_bytes(8), invite.secret)
             on_status("the host cannot be reached directly: send this reply code to the "
-                      f"host, who takes it with `p2pgotg host --reply CODE` (waiting up to "
+                      "host, who takes it on their screen (key r) or with `p2pgotg host "
+                      f"--reply CODE` (waiting up to "
                       f"{reach.reply_wait:g} s)")
             reach.on_reply_code(reply.encode())
             tcp = await simultaneous_open(reservation.port, targets,

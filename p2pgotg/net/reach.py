@@ -90,8 +90,8 @@ def describe(nat: int, mapping: portmap.PortMapping | None,
                 + "otherwise let the other player host, or use a VPN both of you join"]
     if nat == NAT_EASY and mapped is not None:
         return [f"behind a NAT that allows hole punching (public address {mapped[0]}): a "
-                "joiner who cannot connect directly gets a reply code; take it with "
-                "`p2pgotg host --reply CODE`"]
+                "joiner who cannot connect directly gets a reply code; take it on the host's "
+                "screen (key r) or with `p2pgotg host --reply CODE`"]
     if nat == NAT_SYMMETRIC:
         return ["behind a symmetric NAT, where a direct connection is unlikely: hole "
                 f"punching cannot work. Forward TCP port {port} on your router to this "

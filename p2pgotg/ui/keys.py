@@ -165,6 +165,8 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
                 setup_screen.load(state, text)
             elif prompt is Prompt.SAVE:
                 setup_screen.save(state, text)
+            elif prompt is Prompt.REPLY_CODE:
+                lobby_screen.submit_reply(state, text)
             if state.prompt is None:
                 buffer.reset()
             return
@@ -225,6 +227,10 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     @add("a", filter=keys & on(Screen.LOBBY))
     def _accept(event: KeyPressEvent) -> None:
         lobby_screen.accept(state)
+
+    @add(lobby_screen.REPLY_KEY, filter=keys & on(Screen.LOBBY) & no_prompt)
+    def _reply(event: KeyPressEvent) -> None:
+        lobby_screen.ask_reply(state)
 
     # -- the setup screen --------------------------------------------------------------
     setup = keys & on(Screen.SETUP)

@@ -9,7 +9,11 @@ import textwrap
 from p2pgotg.net.session import Link
 from p2pgotg.protocol import JOINER
 from p2pgotg.ui.board import Fragments
-from p2pgotg.ui.state import AppState, Mode
+from p2pgotg.ui.state import AppState, Mode, Prompt
+
+REPLY_KEY = "r"  # the host takes a joiner's reply code (hole punching, SPEC 3.8)
+#: Words around a reply code that people copy with it: the joiner's label, the command.
+_AROUND_A_REPLY = {"reply:", "reply", "p2pgotg", "host", "--reply"}
 
 
 def title(state: AppState) -> str:
@@ -117,8 +121,7 @@ def body(state: AppState) -> Fragments:
     if state.net_note:
         for line in textwrap.wrap(f"({state.net_note})", width):
             out.append(("class:dim", f" {line}\n"))
-    waiting = peer is None or (peer.flow.game_id is None and state.session is not None
-                               and state.session.link is not Link.CONNECTED)
+    waiting = _waiting(state)
     if state.mode is Mode.HOST and state.short_code and waiting:
         out += short_code_box(state.short_code)
     if state.mode is Mode.HOST and state.invites and waiting:
@@ -143,9 +146,69 @@ def body(state: AppState) -> Fragments:
 
 def hints(state: AppState) -> str:
     peer = state.peer
+    if state.prompt is Prompt.REPLY_CODE:
+        return "paste the reply code the other player sent you, then Enter; Esc goes back"
     if peer is not None and peer.role == JOINER and JOINER not in peer.flow.hellos:
         return "a accept the rules   q decline and quit"
+    if takes_replies(state):
+        return f"{REPLY_KEY} take a reply code (the other player sends one if they could " \
+            "not connect)   q quit"
     return "q quit"
+
+
+def _waiting(state: AppState) -> bool:
+    peer = state.peer
+    return peer is None or (peer.flow.game_id is None and state.session is not None
+                            and state.session.link is not Link.CONNECTED)
+
+
+def takes_replies(state: AppState) -> bool:
+    """A host still waiting, whose invite lists more than this computer's LAN: a joiner
+    who cannot connect directly may send it a reply code to punch through the NATs."""
+    return state.mode is Mode.HOST and _waiting(state) \
+        and any(code.startswith("gg2-") for code in state.invites)
+
+
+def ask_reply(state: AppState) -> None:
+    """Open the input line for a reply code."""
+    if state.mode is not Mode.HOST:
+        state.warn("only the host takes reply codes: send yours to the host")
+        return
+    if not _waiting(state):
+        state.warn("the other player is already connected: no reply code is needed")
+        return
+    if not takes_replies(state):
+        state.warn("this host is not set up to punch through NATs (it listens on this "
+                   "computer only, or is still starting): no reply code can be taken")
+        return
+    state.prompt = Prompt.REPLY_CODE
+    state.say("paste the reply code (gr1-...) the other player sent you, then Enter")
+
+
+def reply_in(text: str) -> str:
+    """The reply code in what was pasted: broken over lines, quoted, or with its label."""
+    for mark in ("\\\n", "\\", "'", '"', "`"):
+        text = text.replace(mark, " ")
+    return "".join(w for w in text.split() if w.lower() not in _AROUND_A_REPLY)
+
+
+def submit_reply(state: AppState, text: str) -> None:
+    """Check the pasted reply code and hand it to the host's trio side, which punches.
+    A code that is mistyped keeps the prompt open with the reason."""
+    from p2pgotg.protocol.reply_code import ReplyCode, ReplyCodeError
+
+    code = reply_in(text)
+    if not code:
+        state.warn("paste the reply code first (it starts with gr1-), or Esc to go back")
+        return
+    try:
+        ReplyCode.decode(code)
+    except ReplyCodeError as exc:
+        state.warn(f"{exc}: check that all of it was copied")
+        return
+    state.prompt = None
+    state.say("taking the reply code: punching through the NATs...")
+    state.driver.take_reply(code)
 
 
 def accept(state: AppState) -> None:

@@ -35,7 +35,7 @@ from p2pgotg.net.paths import (
     load_or_create_identity,
     load_or_create_tls_identity,
 )
-from p2pgotg.net.racing import prepare_join
+from p2pgotg.net.racing import REPLY_WAIT, prepare_join
 from p2pgotg.net.session import GameSession, Limits, Link
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.players.levels import PLAY_DEFAULT
@@ -133,6 +133,9 @@ class Controller:
 
     def games_folder(self) -> Path:
         return self.launch.games
+
+    def take_reply(self, code: str) -> None:
+        self._soon(lambda: self._spawn(partial(self._take_reply, code, self._generation)))
 
     def say_goodbye(self) -> None:
         """Tell the other side we are leaving (the program is closing); `left` turns True
@@ -313,11 +316,36 @@ class Controller:
                 self._note(generation, hosting.notes[0])
             self.invalidate()
 
+    async def _take_reply(self, code: str, generation: int) -> None:
+        """Hand a joiner's reply code to our host, through the same inbox that `p2pgotg
+        host --reply CODE` uses (reach.offer serves it), and show its answer."""
+        from p2pgotg.net.reply_inbox import send_reply
+
+        reach = self.launch.reach
+        if reach is None or self.state.mode is not Mode.HOST:
+            self.state.warn("this host listens on this computer only: no reply code to take")
+            return
+        try:
+            lines = await send_reply(reach.data_dir, code)
+        except OSError:
+            lines = ["error: this host's reply inbox is not open (is another p2pgotg host "
+                     "running from the same home?)"]
+        if not self._current(generation):
+            return
+        last = lines[-1] if lines else "error: the host did not answer in time"
+        if last.startswith("error: "):
+            self.state.warn(last.removeprefix("error: "))
+        else:
+            self.state.say(last.removeprefix("ok: "))
+        self.invalidate()
+
     async def _join(self, code: str, generation: int) -> None:
         launch = self.launch
 
         def show_reply(reply: str) -> None:
-            self._note(generation, f"send the host this reply code: {reply}")
+            self._note(generation, "the host cannot be reached directly: send them this "
+                       "reply code, which they paste on their screen after pressing r (this "
+                       f"waits up to {REPLY_WAIT:g} s): {reply}")
 
         invite, opener = await prepare_join(code, launch.stun, launch.limits,
                                             partial(self._note, generation), show_reply)

@@ -70,6 +70,7 @@ class Prompt(enum.Enum):
     JOIN_CODE = "invite code: "
     LOAD = "load formation: "
     SAVE = "save formation as: "
+    REPLY_CODE = "reply code: "
 
 
 class Confirm(enum.Enum):
@@ -100,6 +101,9 @@ class Driver(Protocol):
     def games_folder(self) -> Path:
         """Where the saved games are."""
 
+    def take_reply(self, code: str) -> None:
+        """The host punches to the joiner whose reply code this is (SPEC 3.8)."""
+
     def now(self) -> float:
         """The trio clock's time, for reading the game clocks."""
 
@@ -120,6 +124,9 @@ class _NoDriver:
         raise RuntimeError("no driver attached")
 
     def resume_answer(self, resume: bool) -> None:
+        raise RuntimeError("no driver attached")
+
+    def take_reply(self, code: str) -> None:
         raise RuntimeError("no driver attached")
 
     def games_folder(self) -> Path:
