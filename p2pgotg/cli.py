@@ -299,6 +299,7 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
     import trio
 
     from p2pgotg.net.bot_worker_client import open_bot_worker
+    from p2pgotg.net.invite import one_invite
     from p2pgotg.net.multihost import host_many, tune_collector_for_many_games
     from p2pgotg.selfplay import bot_runner
 
@@ -342,8 +343,7 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
             nursery.start_soon(stop_on_signal)
             hosting = await nursery.start(run)
             print(f"rules: {config.options.describe()}")
-            for code in hosting.invites:
-                print(f"invite: {code}", flush=True)
+            print(f"invite: {one_invite(hosting.invites)}", flush=True)  # (README: why v2)
             print(f"hosting up to {args.max_games} games at once: share one invite code with "
                   "every player...", flush=True)
 

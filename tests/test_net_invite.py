@@ -228,3 +228,19 @@ def test_wildcard_lists_usable_addresses_loopback_last(no_traffic):
 def test_family_wildcards_keep_to_their_family(no_traffic):
     assert all(ipaddress.ip_address(a).version == 4 for a in reachable_addresses("0.0.0.0"))
     assert all(ipaddress.ip_address(a).version == 6 for a in reachable_addresses("::"))
+
+
+def test_one_invite_lists_every_address_of_a_hosts_v1_codes():
+    from p2pgotg.net.invite import one_invite
+
+    pin, secret = bytes(range(32)), bytes(range(16))
+    codes = [Invite(a, 4000, pin, secret).encode() for a in ("192.168.1.20", "fd00::5",
+                                                             "127.0.0.1")]
+    combined = Invite.decode(one_invite(codes))
+    assert [c.address for c in combined.all_candidates()] == ["192.168.1.20", "fd00::5",
+                                                              "127.0.0.1"]
+    assert (combined.address, combined.port) == ("192.168.1.20", 4000)
+    assert combined.pin == pin and combined.secret == secret
+    other = Invite("10.0.0.1", 4000, pin, bytes(16)).encode()
+    with pytest.raises(ValueError, match="not from one host"):
+        one_invite([codes[0], other])

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from p2pgotg.net.errors import BadInviteError
 from p2pgotg.protocol.candidates import (
     LAN,
+    MAX_CANDIDATES,
     Candidate,
     CodeError,
     read_candidates,
@@ -371,6 +372,21 @@ def _linux_ipv6_addresses() -> list[str]:
         if scope == 0 and not flags & (_IFA_F_DADFAILED | _IFA_F_TENTATIVE):
             addresses.append(str(ipaddress.IPv6Address(packed)))
     return addresses
+
+
+def one_invite(codes: list[str]) -> str:
+    """One v2 code listing the addresses of a host's v1 codes (one per address, same port,
+    pin and secret), so one code can go to everyone and the joiner races the addresses.
+    The many-game host uses it: it makes no reach offer (see README), but its addresses
+    still belong in one code. At most MAX_CANDIDATES, in the given order."""
+    invites = [Invite.decode(code) for code in codes]
+    if not invites:
+        raise ValueError("no invite to combine")
+    first = invites[0]
+    if any(i.pin != first.pin or i.secret != first.secret for i in invites):
+        raise ValueError("these invites are not from one host")
+    candidates = list(dict.fromkeys(c for i in invites for c in i.all_candidates()))
+    return Invite.v2(candidates[:MAX_CANDIDATES], first.pin, first.secret).encode()
 
 
 #: Words people paste around a code: the command that uses it, a label, a shell prompt.
