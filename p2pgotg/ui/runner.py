@@ -44,8 +44,9 @@ from p2pgotg.rules import RuleOptions
 from p2pgotg.selfplay import bot_runner
 from p2pgotg.ui.app import create_application
 from p2pgotg.ui.errors import explain
+from p2pgotg.ui.lobby_screen import takes_replies
 from p2pgotg.ui.saved_games import BOT_FOLDER, describe_game
-from p2pgotg.ui.state import Action, AppState, Mode
+from p2pgotg.ui.state import Action, AppState, Mode, Prompt
 
 BOT_GAMES = BOT_FOLDER  # games against the bot are kept apart: `host` must never resume them
 BOT_SEAT = "bot-seat"  # inside it: the bot's own key and transcripts, so a game can resume
@@ -285,6 +286,8 @@ class Controller:
         if self._current(generation):
             self.state.attach(session)
             self.state.absorb()
+            if self.state.prompt is Prompt.REPLY_CODE and not takes_replies(self.state):
+                self.state.prompt = None  # (the joiner got in: the keys are the game's now)
             self.invalidate()
 
     async def _seat(self, generation: int, session: GameSession) -> None:
