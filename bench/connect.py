@@ -10,7 +10,9 @@ Three ways in, each run several times with a fresh host:
 "First board" is the moment the joiner's game has its id, i.e. both hellos are exchanged
 and the setup board can be drawn; the joiner writes its transcript file then, and that is
 what is watched. The clock starts when the join command is launched, so Python's start-up
-is counted, as a person would count it. The WAN adds 80 ms round trips.
+is counted, as a person would count it. The WAN adds 80 ms round trips. The joiner starts
+once the host says it is waiting; a host shows its short code only once the game is
+announced on the LAN, so a LAN joiner never races the host's multicast DNS probing.
 
 Run as root (namespaces): `python bench/connect.py [--runs 7] [--modes lan,mapped,punch]`.
 """
