@@ -97,7 +97,7 @@ def cmd_host_reply(args: argparse.Namespace) -> int:
 
     from p2pgotg.net.paths import data_dir
     from p2pgotg.net.reply_inbox import send_reply
-    from p2pgotg.protocol.reply_code import ReplyCode, ReplyCodeError
+    from p2pgotg.reach.reply_code import ReplyCode, ReplyCodeError
 
     try:
         ReplyCode.decode(args.reply)

@@ -17,8 +17,8 @@ import pytest
 from netbed import STUN_ARGS, Bed, missing_tools
 
 from p2pgotg.net.invite import Invite
-from p2pgotg.protocol.candidates import MAPPED, PUNCH, Candidate
-from p2pgotg.protocol.reply_code import ReplyCode
+from p2pgotg.reach.candidates import MAPPED, PUNCH, Candidate
+from p2pgotg.reach.reply_code import ReplyCode
 
 pytestmark = pytest.mark.slow
 SAFETY = 60.0  # seconds any one step may take before the test gives up (a hang, not a speed)

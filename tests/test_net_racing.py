@@ -21,7 +21,7 @@ from p2pgotg.net.tls import (
     serve_tls,
     server_context,
 )
-from p2pgotg.protocol.candidates import LAN, MAPPED, Candidate
+from p2pgotg.reach.candidates import LAN, MAPPED, Candidate
 
 SECRET = bytes(16)
 

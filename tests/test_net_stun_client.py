@@ -11,7 +11,7 @@ import trio
 
 from p2pgotg.net.reuse import PortReservation
 from p2pgotg.net.stun_client import StunFailed, parse_server, probe, query
-from p2pgotg.protocol.stun import HEADER_SIZE
+from p2pgotg.reach.stun import HEADER_SIZE
 
 
 async def _server(nursery: trio.Nursery, answer) -> int:

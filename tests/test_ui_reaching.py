@@ -14,8 +14,8 @@ from p2pgotg import cli
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.reach import ReachOptions
 from p2pgotg.net.stun_client import DEFAULT_SERVERS, parse_server
-from p2pgotg.protocol.candidates import LAN, PUNCH, Candidate
-from p2pgotg.protocol.reply_code import ReplyCode
+from p2pgotg.reach.candidates import LAN, PUNCH, Candidate
+from p2pgotg.reach.reply_code import ReplyCode
 from p2pgotg.ui import lobby_screen, start_screen
 from p2pgotg.ui.state import AppState, Mode, Prompt
 

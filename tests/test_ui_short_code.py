@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from p2pgotg.net.invite import Invite
-from p2pgotg.protocol.candidates import LAN, Candidate
+from p2pgotg.reach.candidates import LAN, Candidate
 from p2pgotg.ui import lobby_screen
 from p2pgotg.ui.board import fragments_text
 from p2pgotg.ui.state import AppState, Mode

@@ -44,7 +44,7 @@ import zlib
 from dataclasses import dataclass, field
 
 from p2pgotg.net.errors import BadInviteError
-from p2pgotg.protocol.candidates import (
+from p2pgotg.reach.candidates import (
     LAN,
     MAX_CANDIDATES,
     Candidate,
@@ -52,7 +52,7 @@ from p2pgotg.protocol.candidates import (
     read_candidates,
     write_candidates,
 )
-from p2pgotg.protocol.codetext import from_text, to_text
+from p2pgotg.reach.codetext import from_text, to_text
 
 PREFIX = "gg1-"
 CHECK_TAG = b"p2pgotg/invite/v1"

@@ -1,4 +1,4 @@
-"""Short-code admission over TLS: the PAKE of ``protocol.pake`` as session control frames
+"""Short-code admission over TLS: the PAKE of ``reach.pake`` as session control frames
 (SPEC 3.7), on the host (``ShortCodeGate``) and on the joiner (``join_by_short_code``).
 
 A joiner with a short code has no pin yet, so it accepts whatever certificate the host
@@ -29,8 +29,8 @@ from p2pgotg.net.tls import (
     peer_certificate,
     public_key_pin,
 )
-from p2pgotg.protocol.pake import HOST_ROLE, JOINER_ROLE, PakeError, PakeSide
-from p2pgotg.protocol.shortcode import ShortCode
+from p2pgotg.reach.pake import HOST_ROLE, JOINER_ROLE, PakeError, PakeSide
+from p2pgotg.reach.shortcode import ShortCode
 
 MAX_FAILURES = 3
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 
 import trio
 
-from p2pgotg.protocol import natpmp, pcp
+from p2pgotg.reach import natpmp, pcp
 
 LIFETIME = 3600  # seconds asked for; renewed at half of what the router grants
 TRIES = (0.25, 0.5, 1.0)  # the wait after each UDP try (RFC 6887 8.1.1 starts at 3 s; a

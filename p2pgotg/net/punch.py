@@ -19,7 +19,7 @@ import contextlib
 import trio
 
 from p2pgotg.net.reuse import connect_from
-from p2pgotg.protocol.candidates import Candidate
+from p2pgotg.reach.candidates import Candidate
 
 RETRY = 2.0  # seconds before a fresh connect() from the same port
 

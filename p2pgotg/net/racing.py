@@ -31,9 +31,9 @@ from p2pgotg.net.tls import (
     peer_certificate,
     public_key_pin,
 )
-from p2pgotg.protocol.candidates import PUNCH, Candidate
-from p2pgotg.protocol.reply_code import ReplyCode
-from p2pgotg.protocol.shortcode import ShortCode, looks_like_short_code
+from p2pgotg.reach.candidates import PUNCH, Candidate
+from p2pgotg.reach.reply_code import ReplyCode
+from p2pgotg.reach.shortcode import ShortCode, looks_like_short_code
 
 DIRECT_TIMEOUT = 3.0  # seconds for one direct candidate's TCP connect
 STAGGER = 0.25
@@ -252,7 +252,7 @@ def typed_code(text: str) -> str:
 def code_problem(code: str) -> str | None:
     """What is wrong with a code to join with (None when it can be tried): the same check
     for `p2pgotg join CODE` and the start screen's join prompt."""
-    from p2pgotg.protocol.shortcode import ShortCodeError
+    from p2pgotg.reach.shortcode import ShortCodeError
 
     if looks_like_short_code(code):
         try:

@@ -31,9 +31,9 @@ from p2pgotg.net.pake_link import ShortCodeGate
 from p2pgotg.net.punch import PunchFailed, simultaneous_open
 from p2pgotg.net.reply_inbox import serve_inbox
 from p2pgotg.net.reuse import PortReservation
-from p2pgotg.protocol.candidates import LAN, MAPPED, MAX_CANDIDATES, PUNCH, Candidate
-from p2pgotg.protocol.reply_code import ReplyCode, ReplyCodeError
-from p2pgotg.protocol.shortcode import MAX_NUMBER, ShortCode
+from p2pgotg.reach.candidates import LAN, MAPPED, MAX_CANDIDATES, PUNCH, Candidate
+from p2pgotg.reach.reply_code import ReplyCode, ReplyCodeError
+from p2pgotg.reach.shortcode import MAX_NUMBER, ShortCode
 
 PUNCH_TIME = 10.0  # seconds the host punches after taking a reply code
 

@@ -195,7 +195,7 @@ def reply_in(text: str) -> str:
 def submit_reply(state: AppState, text: str) -> None:
     """Check the pasted reply code and hand it to the host's trio side, which punches.
     A code that is mistyped keeps the prompt open with the reason."""
-    from p2pgotg.protocol.reply_code import ReplyCode, ReplyCodeError
+    from p2pgotg.reach.reply_code import ReplyCode, ReplyCodeError
 
     code = reply_in(text)
     if not code:

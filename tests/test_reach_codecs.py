@@ -21,9 +21,9 @@ from hypothesis import strategies as st
 
 from p2pgotg.net.errors import BadInviteError
 from p2pgotg.net.invite import NAT_EASY, NAT_SYMMETRIC, Invite
-from p2pgotg.protocol import natpmp, pcp, stun
-from p2pgotg.protocol.candidates import LAN, MAPPED, PUNCH, Candidate, CodeError
-from p2pgotg.protocol.pake import (
+from p2pgotg.reach import natpmp, pcp, stun
+from p2pgotg.reach.candidates import LAN, MAPPED, PUNCH, Candidate, CodeError
+from p2pgotg.reach.pake import (
     CONFIRM_TAG,
     HOST_ROLE,
     JOINER_ROLE,
@@ -31,13 +31,13 @@ from p2pgotg.protocol.pake import (
     PakeSide,
     confirmation,
 )
-from p2pgotg.protocol.reply_code import (
+from p2pgotg.reach.reply_code import (
     ForeignReplyError,
     ReplyCode,
     ReplyCodeError,
     StaleReplyError,
 )
-from p2pgotg.protocol.shortcode import EVEN_WORDS, ODD_WORDS, ShortCode, ShortCodeError
+from p2pgotg.reach.shortcode import EVEN_WORDS, ODD_WORDS, ShortCode, ShortCodeError
 
 VECTORS = json.loads((Path(__file__).parent.parent / "protocol" / "vectors-reach.json")
                      .read_text())

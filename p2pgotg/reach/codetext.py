@@ -13,7 +13,7 @@ import re
 import struct
 import zlib
 
-from p2pgotg.protocol.candidates import CodeError
+from p2pgotg.reach.candidates import CodeError
 
 _ALPHABET = set("abcdefghijklmnopqrstuvwxyz234567")
 _VERSION_PREFIX = re.compile(r"g[gr](\d+)-")

@@ -3,7 +3,7 @@
 A number (which game on this network: the host announces it by multicast DNS) and two
 words from the PGP word list: the first from its odd column, the second from its even
 column, as magic-wormhole does, so a swapped or dropped word is noticed. The whole code is
-the password of the PAKE (``p2pgotg.protocol.pake``): the two words carry 16 bits, which
+the password of the PAKE (``p2pgotg.reach.pake``): the two words carry 16 bits, which
 is plenty when each guess costs a connection and the host retires the code after a few
 failures (SPEC 3.7).
 
@@ -27,7 +27,7 @@ class ShortCodeError(ValueError):
 
 
 def _load() -> tuple[tuple[str, ...], tuple[str, ...]]:
-    text = resources.files("p2pgotg.protocol").joinpath("pgp_words.txt").read_text("ascii")
+    text = resources.files("p2pgotg.reach").joinpath("pgp_words.txt").read_text("ascii")
     rows = [line.split() for line in text.splitlines() if line and not line.startswith("#")]
     if len(rows) != 256 or any(len(row) != 2 for row in rows):
         raise RuntimeError("the PGP word list is damaged")

@@ -25,8 +25,8 @@ import hmac
 import struct
 from dataclasses import dataclass
 
-from p2pgotg.protocol.candidates import Candidate, CodeError, read_candidates, write_candidates
-from p2pgotg.protocol.codetext import from_text, to_text
+from p2pgotg.reach.candidates import Candidate, CodeError, read_candidates, write_candidates
+from p2pgotg.reach.codetext import from_text, to_text
 
 PREFIX = "gr1-"
 TAG = b"p2pgotg/reply/v1"
