@@ -151,8 +151,7 @@ def hints(state: AppState) -> str:
     if peer is not None and peer.role == JOINER and JOINER not in peer.flow.hellos:
         return "a accept the rules   q decline and quit"
     if takes_replies(state):
-        return f"{REPLY_KEY} take a reply code (the other player sends one if they could " \
-            "not connect)   q quit"
+        return f"{REPLY_KEY} take a reply code from the joiner   q quit"
     return "q quit"
 
 

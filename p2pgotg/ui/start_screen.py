@@ -36,8 +36,7 @@ def body(state: AppState) -> Fragments:
 
 def hints(state: AppState) -> str:
     if state.prompt is Prompt.JOIN_CODE:
-        return "type the short code (7-word-word) or paste the invite code, then Enter; " \
-            "Esc goes back"
+        return "type the short code or paste the invite code, then Enter; Esc goes back"
     return "1 play the bot   l bot level   2 host   3 join   4 saved games   q quit"
 
 
