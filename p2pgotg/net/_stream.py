@@ -22,3 +22,25 @@ async def close_quietly(stream: trio.abc.AsyncResource, timeout: float = CLOSE_T
         with contextlib.suppress(*STREAM_ERRORS):
             await stream.aclose()
     # aclose() releases the resource even when the timeout cancels it (trio's contract).
+
+
+async def _handshake_done() -> None:
+    """Stands in for a closed stream's handshake (see `release_stream`)."""
+
+
+def release_stream(stream: trio.SSLStream) -> None:
+    """Cut the reference cycle of a closed `trio.SSLStream`, so that reference counting
+    frees it and its SSL object at once.
+
+    trio's stream keeps its handshake in a helper that holds a bound method of the stream
+    itself: every stream is a cycle, freed only by a collection of the oldest generation,
+    which a many-game host runs minutes apart (`tune_collector_for_many_games`), so
+    refused connections piled up. The helper is replaced by one that holds nothing."""
+    once = getattr(stream, "_handshook", None)
+    if once is not None:
+        with contextlib.suppress(TypeError, AttributeError):
+            done = type(once)(_handshake_done)
+            if once.done:  # (as it was: a late call sees the same state)
+                done.started = True
+                done._done.set()
+            stream._handshook = done  # type: ignore[attr-defined]

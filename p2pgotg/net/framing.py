@@ -71,7 +71,7 @@ class FrameDecoder:
     def next_frame(self) -> bytes | None:
         """The next complete frame, ``b""`` for a keepalive, None if more bytes are needed."""
         if self._error is not None:
-            raise self._error
+            raise _fresh(self._error)
         if len(self._buffer) < HEADER.size:
             return None
         (length,) = HEADER.unpack_from(self._buffer)
@@ -80,7 +80,7 @@ class FrameDecoder:
             self._error = FrameTooLargeError(
                 f"announced {length} bytes; the limit is {self.max_frame}"
             )
-            raise self._error
+            raise _fresh(self._error)
         end = HEADER.size + length
         if len(self._buffer) < end:
             return None
@@ -145,7 +145,7 @@ class FramedChannel:
                 await self.stream.send_all(data)
             except STREAM_ERRORS as exc:
                 self._send_error = _closed_error("sending", exc)
-                raise self._send_error from exc
+                raise _fresh(self._send_error) from exc
             except trio.Cancelled:
                 # Part of the frame may be on the wire: the byte stream is now out of step.
                 self._send_error = ConnectionClosedError("a send was interrupted midway")
@@ -198,7 +198,7 @@ class FramedChannel:
 
     async def _receive(self) -> bytes:
         if self._receive_error is not None:
-            raise type(self._receive_error)(self._receive_error.detail)
+            raise _fresh(self._receive_error)
         # Silence counts from the last frame or from now, whichever is later: bytes that
         # waited in the kernel while nobody was receiving are not silence.
         self._last_heard = max(self._last_heard, trio.current_time())
@@ -206,7 +206,7 @@ class FramedChannel:
             try:
                 frame = self._decoder.next_frame()
             except FrameTooLargeError as exc:
-                self._receive_error = exc
+                self._receive_error = _fresh(exc)
                 raise
             if frame is not None:
                 self._last_heard = trio.current_time()
@@ -224,7 +224,7 @@ class FramedChannel:
                 data = await self.stream.receive_some(_READ_SIZE)
             except STREAM_ERRORS as exc:
                 self._receive_error = _closed_error("receiving", exc)
-                raise self._receive_error from exc
+                raise _fresh(self._receive_error) from exc
             if not data:
                 if self._decoder.buffered:
                     self._receive_error = TruncatedFrameError(
@@ -232,7 +232,7 @@ class FramedChannel:
                     )
                 else:
                     self._receive_error = ConnectionClosedError("the other player closed it")
-                raise self._receive_error
+                raise _fresh(self._receive_error)
             self._decoder.receive_data(data)
             return
         raise PeerSilentError(f"nothing received for {self.silence_timeout:g} s")
@@ -249,6 +249,14 @@ class FramedChannel:
 
     async def __aexit__(self, *exc_info: object) -> None:
         await self.aclose()
+
+
+def _fresh(error: NetError) -> NetError:
+    """A new instance of a remembered error, to raise. The one remembered is never raised
+    itself: a raised exception holds its traceback, whose frames hold the channel that holds
+    the exception, a cycle that only a full collection frees (SPEC 3.4: refused connections
+    must leave nothing behind)."""
+    return type(error)(error.detail)
 
 
 def _closed_error(doing: str, exc: BaseException) -> ConnectionClosedError:
