@@ -51,6 +51,11 @@ class JoinConfig:
     opener: Callable[[], Awaitable[trio.SSLStream]] | None = None
 
 
+#: What a joiner holding a game says when a reconnection shows a key other than the pin's.
+PIN_MISMATCH_WORDS = ("the host's key does not match the invite: someone between you and "
+                      "the host may be pretending to be it (nothing was sent to them)")
+
+
 def no_answer_words(invite: Invite) -> str:
     """What to tell a joiner whose host does not answer (nothing ever connected)."""
     return (f"no host answers at {invite.address}:{invite.port} (is it running? is this the "
@@ -91,10 +96,15 @@ async def join_game(
                                           on_session)
                     delay = limits.retry[0]
                 except PinMismatchError as exc:
-                    fatal = SessionError(
-                        f"{exc.user_message}: this is not the host of the invite, or the "
-                        "code was mistyped; nothing was sent")
-                    break
+                    if box[0] is None:  # (never admitted: most likely a wrong code)
+                        fatal = SessionError(
+                            f"{exc.user_message}: this is not the host of the invite, or "
+                            "the code was mistyped; nothing was sent")
+                        break
+                    # A game we hold: the code was right when we began, so this is someone
+                    # between us and the host. Giving up would let it make the host claim
+                    # our absence: keep trying the real host (SPEC 3.1).
+                    on_status(f"{PIN_MISMATCH_WORDS}; trying again in {delay:g} s")
                 except SessionError as exc:
                     answered = True
                     if exc.fatal:
