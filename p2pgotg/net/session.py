@@ -31,6 +31,7 @@ from p2pgotg.protocol import (
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.events import ClaimMade, Event
 from p2pgotg.protocol.flow import DUTIES, HOST, JOINER
+from p2pgotg.protocol.printable import printable
 
 SESSION_VERSION = 1
 #: Why a side says it is leaving (the `leave` control frame): the joiner declined the host's
@@ -47,6 +48,15 @@ class SessionError(Exception):
     def __init__(self, message: str, fatal: bool = True) -> None:
         super().__init__(message)
         self.fatal = fatal
+
+
+class StorageError(SessionError):
+    """The game's transcript cannot be written (a full disk, no file descriptors left):
+    nothing more is sent in this game, since nothing may be sent that is not saved first."""
+
+
+#: The most characters of a peer's text (a reason, a frame kind) shown in one line.
+SHOWN = 200
 
 
 class Link(enum.Enum):
@@ -110,6 +120,9 @@ class GameSession:
     peer_has: int = 0  # how many of our messages the peer said it holds (greeting, then bye)
     peer_left: str | None = None  # the other side said it is going: one of LEAVE_REASONS
     on_done: Callable[[], None] | None = None  # called once, when the game becomes done
+    #: Why the transcript cannot be written; set once, and from then on nothing is sent or
+    #: saved in this run (the file stays as it was: at most a torn last record, never sent).
+    storage_failure: str | None = None
 
     def __post_init__(self) -> None:
         self._buffer: list = []
@@ -154,11 +167,26 @@ class GameSession:
         return self.done and self.peer_has >= self.sent_count
 
     @property
+    def released(self) -> bool:
+        """A clean end: our verdict rests on a complete audit, so we hold all we need,
+        and the peer said its goodbye (whatever count it gave): it is finished with us.
+        Nobody waits for anything more (SPEC 3.4, `bye`)."""
+        verdict = self.verdict
+        return (self.peer.failed is None and self.peer_said_bye and verdict is not None
+                and verdict.audit_complete)
+
+    @property
     def finished(self) -> bool:
-        """Nothing is left to do over any connection: settled, or a broken rule ended it.
-        A game that is done but not settled still needs a connection, so that the peer
-        gets our last messages (else it could never finish its audit)."""
-        return self.peer.failed is not None or self.settled
+        """Nothing is left to do over any connection: settled, released, or a broken rule
+        ended it. A game that is done but neither still needs a connection, so that the
+        peer gets our last messages (else it could never finish its audit)."""
+        return self.peer.failed is not None or self.settled or self.released
+
+    @property
+    def halted(self) -> bool:
+        """The transcript cannot be written: this run can do nothing more in this game
+        (it resumes from its file when the program runs again)."""
+        return self.storage_failure is not None
 
     @property
     def path(self) -> Path | None:
@@ -187,7 +215,10 @@ class GameSession:
 
     def _after(self, events: list[Event]) -> None:
         self._persist()  # write-ahead: written now, durable before anything is sent
-        self._outbox += self.peer.data_to_send()
+        if self.halted:  # (not saved, so never sent: SPEC 3.5)
+            self.peer.data_to_send()
+        else:
+            self._outbox += self.peer.data_to_send()
         self.events += events
         now = trio.current_time()
         disputes = self._disputes(events, now)
@@ -227,6 +258,25 @@ class GameSession:
 
     def _persist(self) -> None:
         records = self.peer.take_records()
+        if self.halted:
+            return  # (nothing more is written: the file ends where the failure left it)
+        try:
+            self._write(records)
+        except OSError as exc:
+            self._halt(exc)
+
+    def _halt(self, exc: OSError) -> None:
+        """A write or flush failed: stop writing and sending for good in this run. The
+        writer says why (one line, through the connection's SessionError)."""
+        if self.storage_failure is None:
+            what = "write the transcript" if self.file is not None else \
+                "create a transcript file"
+            self.storage_failure = f"cannot {what} of this game: {exc.strerror or exc}"
+            self._outbox.clear()
+            self._wake_writer.set()
+            self._notify()
+
+    def _write(self, records: list) -> None:
         if self.file is not None:
             self.file.append(records)
             return
@@ -254,8 +304,19 @@ class GameSession:
         """Return once every transcript record so far is on disk (the fsync runs on a
         worker thread). Await it before sending a message, or a count of the peer's
         messages we hold: the peer must never see what a crash could make us forget."""
+        if self.halted:
+            raise self._storage_error()
         if self.file is not None:
-            await self.file.sync_in_thread()
+            try:
+                await self.file.sync_in_thread()
+            except OSError as exc:
+                self._halt(exc)
+                raise self._storage_error() from None
+
+    def _storage_error(self) -> StorageError:
+        where = f" ({self.path.name})" if self.path else ""
+        return StorageError(f"{self.storage_failure}{where}; nothing more is sent in this "
+                            "game, which resumes from its saved file when this runs again")
 
     def _update_clocks(self, now: float) -> None:
         flow = self.peer.flow
@@ -318,7 +379,7 @@ class GameSession:
         our own goodbye (confirming all of the peer's) is sent. A done game whose peer
         does not confirm within `limits.bye` raises PeerSilentError."""
         while True:
-            if self.peer.failed is None and self.settled \
+            if self.peer.failed is None and (self.settled or self.released) \
                     and self._bye_have == self.peer.received_count():
                 return
             if self.done:
@@ -342,7 +403,7 @@ class GameSession:
             try:
                 frame = await channel.receive()
             except NetError:
-                if self.peer.failed is None and self.settled:
+                if self.peer.failed is None and (self.settled or self.released):
                     scope.cancel()  # the peer left after confirming everything: fine
                     return
                 raise
@@ -365,8 +426,8 @@ class GameSession:
                 return
             if ctl["ctl"] == "error":
                 # unsigned: it proves nothing and never ends the game (SPEC 3.4)
-                raise SessionError(f"the other player stopped: {ctl.get('reason', '?')}",
-                                   fatal=False)
+                reason = printable(ctl.get("reason", "?"), SHOWN)
+                raise SessionError(f"the other player stopped: {reason}", fatal=False)
             return
         if self.peer.failed is not None:
             return  # a broken rule ended the game: nothing more to take
@@ -375,26 +436,30 @@ class GameSession:
         try:
             events = self.peer.receive(frame)
         except RemoteProtocolError as exc:
+            said = printable(str(exc), SHOWN)  # (it may quote the peer's bytes)
             if not exc.violation.signed:  # proves nothing: drop this connection, resume
                 self._unreadable = True
-                self.problem = f"unreadable input from the other player: {exc}"
+                self.problem = f"unreadable input from the other player: {said}"
                 with trio.move_on_after(2):
                     await channel.send(control("error", reason=f"dropping the connection: "
                                                f"{exc}"))
                 raise SessionError(f"{self.problem}; the connection is dropped and the game "
                                    "resumes", fatal=False) from None
             self._after([])  # keep the signed evidence
-            self.problem = str(exc)
+            self.problem = said
             with trio.move_on_after(2):
                 await channel.send(control("error", reason=f"you broke the protocol: {exc}"))
             where = f"; the evidence is kept in {self.path}" if self.path else ""
-            raise SessionError(f"the other player broke the protocol: {exc}{where}") from None
+            raise SessionError(f"the other player broke the protocol: {said}{where}") \
+                from None
         self._after(events)
 
     async def _writer(self, channel: FramedChannel) -> None:
         while True:
             await self._wake_writer.wait()
             self._wake_writer = trio.Event()
+            if self.halted:
+                raise self._storage_error()
             while self._outbox:
                 await self.durable()  # (the record of every message in the box is written)
                 await channel.send(self._outbox[0])
@@ -521,8 +586,13 @@ class GameSession:
                 await trio.sleep(0.01)
 
     def close(self) -> None:
+        """Close the transcript file, flushing it; a failing flush is not raised (the
+        file keeps what reached the disk; what did not was never sent)."""
         if self.file is not None:
-            self.file.close()
+            try:
+                self.file.close()
+            except OSError as exc:
+                self._halt(exc)
 
 
 def lost_words(exc: BaseException, session: GameSession | None = None) -> str:
@@ -577,12 +647,13 @@ def check_control(frame: bytes, kind: str) -> dict[str, Any]:
     if ctl is None:
         raise SessionError("the other side does not speak the p2pgotg session protocol")
     if ctl.get("v") != SESSION_VERSION:
-        raise SessionError(f"the other side speaks p2pgotg session version {ctl.get('v')!r}; "
-                           f"this program speaks version {SESSION_VERSION}: update one of them")
+        raise SessionError(f"the other side speaks p2pgotg session version "
+                           f"{printable(ctl.get('v'), 20)}; this program speaks version "
+                           f"{SESSION_VERSION}: update one of them")
     if ctl["ctl"] == "error":
-        raise SessionError(str(ctl.get("reason", "refused")))
+        raise SessionError(printable(ctl.get("reason", "refused"), SHOWN))
     if ctl["ctl"] != kind:
-        raise SessionError(f"expected {kind}, got {ctl['ctl']}")
+        raise SessionError(f"expected {kind}, got {printable(ctl['ctl'], 40)}")
     return ctl
 
 
