@@ -304,8 +304,9 @@ async def test_games_cut_off_midway_leave_no_transcript_open(tmp_path):
 async def test_a_resent_joiner_hello_finds_its_game_among_several_waiting(tmp_path):
     """SPEC 3.4: a joiner whose hello never reached the host comes back with the game id
     only it knows and `first`, the hash of the host's hello it holds. With several games
-    awaiting a joiner's hello, `first` picks the right one; without it the host cannot tell
-    and refuses; a `first` of no game of ours finds nothing."""
+    awaiting a joiner's hello, `first` picks the right one; without it the host refuses, even
+    when one game waits (issue 13: another holder of the invite must not take it over); a
+    `first` of no game of ours finds nothing."""
     from p2pgotg.net.multihost import _Game, _MultiHost
     from p2pgotg.protocol import HOST, Peer
 
@@ -325,7 +326,7 @@ async def test_a_resent_joiner_hello_finds_its_game_among_several_waiting(tmp_pa
     assert multi._find(unknown_id) is None  # three wait: which one is it?
     assert multi._find(unknown_id, bytes(32)) is None
     multi.games = multi.games[1:2]
-    assert multi._find(unknown_id).number == 2  # (an older joiner: one waits, it is that)
+    assert multi._find(unknown_id) is None  # (only the joiner we admitted knows `first`)
 
 
 @pytest.mark.slow

@@ -3,15 +3,17 @@
 The join secret and the TLS key pin are in the invite; a joiner must know both. One game at
 a time: a second joiner is told the host is busy. When the joiner drops, the host keeps
 listening; the same joiner (same secret, same game id) picks the game up where it was.
+Strangers are bounded before admission (`admission`), and a game must begin (both hellos)
+within the pre-game limit of its first connection.
 """
 
 from __future__ import annotations
 
 import contextlib
 import hmac
+import math
 import secrets
-import ssl
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
@@ -19,7 +21,7 @@ from pathlib import Path
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pgotg.net._stream import STREAM_ERRORS, close_quietly
+from p2pgotg.net.admission import AdmissionLimits, Gate, Ticket, serve_admission, serve_one
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.games import resume_session, unfinished_games
@@ -41,7 +43,6 @@ from p2pgotg.net.tls import (
     certificate_fingerprint,
     listening_port,
     public_key_pin,
-    serve_tls,
     server_context,
 )
 from p2pgotg.protocol import HOST, JOINER, Peer
@@ -60,6 +61,7 @@ class HostConfig:
     limits: Limits = field(default_factory=Limits)
     resume: bool = True  # pick up our unfinished hosted game, if there is one
     reach: ReachOptions | None = None  # None: LAN invite codes only (SPEC 3.3, version 1)
+    admission: AdmissionLimits = field(default_factory=AdmissionLimits)
 
 
 @dataclass
@@ -97,16 +99,19 @@ async def host_game(
         session.link = Link.RECONNECTING  # the joiner is away at least since we stopped
         session.away_since = trio.current_time()
     bound_port = [0]
+    begin_by = [math.inf]  # when the game in its pre-game phase must have begun
+    strangers = Gate(config.admission)  # (connections not yet admitted)
     live: list[LiveConnection] = []  # the joiner's connection, while there is one
     finished = trio.Event()
     offered: list[Offer] = []
 
-    async def handler(stream: trio.SSLStream) -> None:
+    async def handler(stream: trio.SSLStream, ticket: Ticket) -> None:
         nonlocal session
         channel = FramedChannel(stream, keepalive_interval=config.limits.keepalive,
                                 silence_timeout=config.limits.silence)
         try:
-            with trio.fail_after(config.limits.handshake):
+            with trio.fail_at(min(trio.current_time() + config.limits.handshake,
+                                  ticket.pregame_deadline)):
                 first = await channel.receive()
                 gate = offered[0].gate if offered else None
                 if is_pake_frame(first):
@@ -125,9 +130,11 @@ async def host_game(
             on_status("a joiner with a wrong join secret was refused")
             await refuse(channel, "wrong join secret: check the invite code")
             return
+        ticket.release()  # (admitted: no longer counts among the strangers)
         if not isinstance(have, int) or isinstance(have, bool) or have < 0 \
                 or (session is not None and have > session.sent_count) \
-                or (session is not None and not first_hello_matches(session, hi.get("first"))):
+                or (session is not None and not first_hello_matches(session, hi.get("first"),
+                                                                    wanted)):
             # (a `have` beyond what we sent, or a `first` that is not our hello: refused,
             # this connection only; the game is untouched, SPEC 3.4)
             await refuse(channel, "bad greeting")
@@ -170,11 +177,13 @@ async def host_game(
             peer = Peer(HOST, config.key, fingerprint, config.options)
             session = GameSession(peer, config.save_dir, join_secret, config.limits,
                                   listen_port=bound_port[0])
+            begin_by[0] = ticket.pregame_deadline
             have = 0
         assert session is not None
         current = session
         me = LiveConnection(trio.CancelScope(), trio.Event())
         live.append(me)
+        lift = before_the_game(current, me.scope, begin_by[0], nursery)
         try:
             hellos = current.peer.flow.senders[HOST].hashes
             held = current.peer.received_count()
@@ -193,24 +202,31 @@ async def host_game(
         except (NetError, SessionError) as exc:
             on_status(lost_words(exc, current))
         finally:
+            lift.cancel()
             live.remove(me)
             me.gone.set()
-        if current.finished:
+        if me.scope.cancelled_caught and current.peer.flow.game_id is None:
+            on_status(PREGAME_WORDS)
+            await refuse(channel, PREGAME_WORDS)
+        if current.finished or current.halted:
             finished.set()
 
     try:
         async with trio.open_nursery() as nursery:
             if session is not None:
                 nursery.start_soon(run_seat, session)
-            listeners = await nursery.start(serve_tls, handler, server_context(
-                config.tls_cert, config.tls_key), listen_port, config.bind)
+            context = server_context(config.tls_cert, config.tls_key)
+            listeners = await nursery.start(serve_admission, handler, context, listen_port,
+                                            config.bind, strangers, on_status)
             port = bound_port[0] = listening_port(listeners)
             if config.reach is not None:
-                context = server_context(config.tls_cert, config.tls_key)
 
                 async def accept_punched(tcp: trio.SocketStream) -> None:
-                    await _serve_punched(tcp, context, handler, config.limits.handshake,
-                                         on_status)
+                    ticket = strangers.enter(str(tcp.socket.getpeername()[0]))
+                    if ticket is None:
+                        tcp.socket.close()
+                        return
+                    await serve_one(tcp, ticket, handler, context)
 
                 found = await nursery.start(partial(
                     offer, config.reach, port, config.bind, pin, join_secret, fingerprint,
@@ -223,13 +239,19 @@ async def host_game(
                            for address in reachable_addresses(config.bind)]
                 task_status.started(Hosting(port, invites))
             poll = min(1.0, max(0.05, config.limits.abandon / 4))
+            linger = config.limits.silence + config.limits.handshake + config.limits.retry[1]
             while not finished.is_set():
                 with trio.move_on_after(poll):
                     await finished.wait()
                 if session is None or live:
                     continue
-                if session.finished:
+                if session.finished or session.halted:
                     finished.set()
+                elif session.done and session.verdict is not None \
+                        and session.verdict.audit_complete and session.away_since is not None \
+                        and trio.current_time() - session.away_since > linger:
+                    finished.set()  # (a clean end: we hold all we need, and the joiner did not
+                    # come back for our last messages while it could have)
                 elif session.peer.flow.game_id is not None \
                         and session.away_too_long(trio.current_time()):
                     # (before the game has an id nothing is saved: wait for a joiner as at
@@ -265,12 +287,38 @@ def awaits_joiner_hello(session: GameSession) -> bool:
     return HOST in flow.hellos and JOINER not in flow.hellos
 
 
-def first_hello_matches(session: GameSession, first: object) -> bool:
-    """A `hi`'s `first` is nil or the body hash of our hello (SPEC 3.4)."""
+def first_hello_matches(session: GameSession, first: object, wanted: object = None) -> bool:
+    """A `hi`'s `first` is nil or the body hash of our hello (SPEC 3.4); and not nil when
+    it comes back to a game that awaits the joiner's hello (`wanted` set): that hash went
+    only to the joiner we admitted, so another holder of the invite cannot take the game
+    over while the joiner's hello is lost."""
     if first is None:
-        return True
+        return wanted is None or not awaits_joiner_hello(session)
     hellos = session.peer.flow.senders[HOST].hashes
     return isinstance(first, bytes) and bool(hellos) and hmac.compare_digest(first, hellos[0])
+
+
+PREGAME_WORDS = "the game did not begin in time (no hello from the joiner): connection dropped"
+
+
+def before_the_game(session: GameSession, scope: trio.CancelScope, deadline: float,
+                    nursery: trio.Nursery) -> trio.CancelScope:
+    """Give a connection whose game has no id yet until `deadline` (SPEC 3.4, the pre-game
+    limit): `scope` (the connection's) is cancelled then, unless the joiner's hello came
+    first. Returns the scope of the watcher, to cancel when the connection ends."""
+    watcher = trio.CancelScope()
+    if session.peer.flow.game_id is not None:
+        return watcher
+    scope.deadline = deadline
+
+    async def lift() -> None:
+        with watcher:
+            while session.peer.flow.game_id is None:
+                await session.wait_changed()
+            scope.deadline = math.inf
+
+    nursery.start_soon(lift)
+    return watcher
 
 
 async def refuse(channel: FramedChannel, reason: str) -> None:
@@ -279,22 +327,3 @@ async def refuse(channel: FramedChannel, reason: str) -> None:
         with contextlib.suppress(NetError):
             await channel.send(control("error", reason=reason))
     await channel.aclose()
-
-
-_PUNCHED_ERRORS: tuple[type[Exception], ...] = (trio.TooSlowError, NetError, *STREAM_ERRORS)
-
-
-async def _serve_punched(tcp: trio.SocketStream, context: ssl.SSLContext,
-                         handler: Callable[[trio.SSLStream], Awaitable[None]],
-                         timeout: float, on_status: Callable[[str], None]) -> None:
-    """A hole-punched TCP connection: we are the TLS server whichever SYN won, then the
-    same handler as for a connection our listener accepted."""
-    stream = trio.SSLStream(tcp, context, server_side=True, https_compatible=False)
-    try:
-        with trio.fail_after(timeout):
-            await stream.do_handshake()
-        await handler(stream)
-    except _PUNCHED_ERRORS as exc:
-        on_status(f"the punched connection failed: {exc or 'no TLS handshake in time'}")
-    finally:
-        await close_quietly(stream)

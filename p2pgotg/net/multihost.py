@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import gc
 import hmac
+import math
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -31,14 +32,17 @@ from dataclasses import dataclass, field
 import trio
 
 from p2pgotg.crypto import equal
+from p2pgotg.net.admission import Gate, Ticket, serve_admission
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.games import resume_session, unfinished_games
 from p2pgotg.net.hosting import (
+    PREGAME_WORDS,
     HostConfig,
     LiveConnection,
     SeatRunner,
     awaits_joiner_hello,
+    before_the_game,
     refuse,
 )
 from p2pgotg.net.invite import Invite, reachable_addresses
@@ -48,13 +52,13 @@ from p2pgotg.net.session import (
     SessionError,
     check_control,
     control,
+    lost_words,
     unwrap,
 )
 from p2pgotg.net.tls import (
     certificate_fingerprint,
     listening_port,
     public_key_pin,
-    serve_tls,
     server_context,
 )
 from p2pgotg.protocol import HOST, Peer
@@ -84,6 +88,8 @@ class MultiHostStats:
     dropped: int = 0  # games given up before they had an id (nothing was saved)
     refused_full: int = 0  # new joiners turned away because max_games were in progress
     refused: int = 0  # every other refusal (wrong secret, unknown game, bad greeting...)
+    late: int = 0  # games dropped because they did not begin within the pre-game limit
+    halted: int = 0  # games stopped because their transcript could not be written
 
 
 def tune_collector_for_many_games() -> None:
@@ -111,6 +117,7 @@ class _Game:
     live: LiveConnection | None = None
     slot: bool = True  # it counts against max_games (until its verdict is known)
     ended: bool = False  # over for good: finished, abandoned or dropped
+    begin_by: float = math.inf  # its hellos must be in by then (SPEC 3.4, pre-game limit)
     wake: trio.Event = field(default_factory=trio.Event)
 
     def __post_init__(self) -> None:
@@ -186,30 +193,33 @@ class _MultiHost:
     def _find(self, wanted: bytes, first: bytes | None = None) -> _Game | None:
         """Our game with that id; or, when the joiner's hello never reached us (SPEC 3.4:
         it resends), the game without a connection that awaits a joiner's hello and whose
-        hello has the body hash `first` the joiner holds. A joiner that names no `first`
-        gets the one such game if only one waits."""
+        hello has the body hash `first` the joiner holds. Without `first`, none: that hash
+        went only to the joiner we admitted, so another holder of the one invite cannot
+        take over a game whose joiner's hello was lost."""
         for game in self.games:
             if game.session.peer.flow.game_id == wanted:
                 return game
-        waiting = [g for g in self.games if not g.ended and g.live is None
-                   and awaits_joiner_hello(g.session)]
-        if first is not None:
-            return next((g for g in waiting
-                         if equal(g.session.peer.flow.senders[HOST].hashes[0], first)), None)
-        return waiting[0] if len(waiting) == 1 else None
+        if first is None:
+            return None
+        return next((g for g in self.games if not g.ended and g.live is None
+                     and awaits_joiner_hello(g.session)
+                     and equal(g.session.peer.flow.senders[HOST].hashes[0], first)), None)
 
-    async def handler(self, stream: trio.SSLStream) -> None:
+    async def handler(self, stream: trio.SSLStream, ticket: Ticket) -> None:
         config = self.config
         limits = config.limits
         channel = FramedChannel(stream, keepalive_interval=limits.keepalive,
                                 silence_timeout=limits.silence)
         try:
-            with trio.fail_after(limits.handshake):
+            with trio.fail_at(min(trio.current_time() + limits.handshake,
+                                  ticket.pregame_deadline)):
                 hi = check_control(await channel.receive(), "hi")
         except (trio.TooSlowError, NetError, SessionError) as exc:
             self.stats.refused += 1
-            self.status(None, f"a connection was refused: {exc or 'no greeting in time'}")
-            await refuse(channel, f"no valid greeting: {exc or 'too slow'}")
+            reason = ("no greeting in time" if isinstance(exc, trio.TooSlowError)
+                      else lost_words(exc) if isinstance(exc, NetError) else str(exc))
+            self.status(None, f"a connection was refused: {reason}")
+            await refuse(channel, f"no valid greeting: {reason}")
             return
         secret, wanted, have = hi.get("secret"), hi.get("game"), hi.get("have", 0)
         first = hi.get("first")
@@ -218,6 +228,7 @@ class _MultiHost:
             self.status(None, "a joiner with a wrong join secret was refused")
             await refuse(channel, "wrong join secret: check the invite code")
             return
+        ticket.release()  # (admitted: no longer counts among the strangers)
         if not isinstance(have, int) or isinstance(have, bool) or have < 0 \
                 or not (wanted is None or isinstance(wanted, bytes)) \
                 or not (first is None or isinstance(first, bytes)):
@@ -225,7 +236,7 @@ class _MultiHost:
             await refuse(channel, "bad greeting")
             return
         if wanted is None:
-            await self._new_game(channel)
+            await self._new_game(channel, ticket)
             return
         game = self._find(wanted, first)
         if game is None:
@@ -251,12 +262,16 @@ class _MultiHost:
                 self.stats.refused += 1
                 await refuse(channel, "this host is busy with another connection")
                 return
+        if game.session.halted:
+            self.stats.refused += 1
+            await refuse(channel, "this host cannot save that game right now: try later")
+            return
         if not game.slot and not game.ended and not game.session.done:
             game.slot = True  # back in progress (an existing game: even beyond max_games)
             self.active += 1
         await self._play(game, channel, have, new=False)
 
-    async def _new_game(self, channel: FramedChannel) -> None:
+    async def _new_game(self, channel: FramedChannel, ticket: Ticket) -> None:
         if self.enough.is_set():
             self.stats.refused += 1
             await refuse(channel, "this host is not starting new games any more")
@@ -273,7 +288,7 @@ class _MultiHost:
         session = GameSession(peer, config.save_dir, self.join_secret, config.limits,
                               listen_port=self.listen_port)
         self.numbers += 1
-        game = _Game(self.numbers, session)
+        game = _Game(self.numbers, session, begin_by=ticket.pregame_deadline)
         self.games.append(game)
         self.stats.started += 1
         assert self.nursery is not None
@@ -284,6 +299,8 @@ class _MultiHost:
         session = game.session
         me = LiveConnection(trio.CancelScope(), trio.Event())
         game.live = me
+        assert self.nursery is not None
+        lift = before_the_game(session, me.scope, game.begin_by, self.nursery)
         try:
             hellos = session.peer.flow.senders[HOST].hashes
             held = session.peer.received_count()
@@ -301,11 +318,15 @@ class _MultiHost:
         except (NetError, SessionError) as exc:
             self.status(game, f"connection lost: {exc}")
         finally:
+            lift.cancel()
             if not session.finished and session.away_since is None:
                 session.away_since = trio.current_time()  # (the ok never got out)
             game.live = None
             me.gone.set()
             game.poke()
+        if me.scope.cancelled_caught and session.peer.flow.game_id is None:
+            self.status(game, PREGAME_WORDS)
+            await refuse(channel, PREGAME_WORDS)
 
     # -- one game's life -----------------------------------------------------------------------
 
@@ -342,6 +363,8 @@ class _MultiHost:
         while True:
             if session.finished:
                 return "finished"
+            if session.halted:
+                return "halted"
             if session.done:
                 self._free(game)  # what is left is confirming the end: no game in progress
             if game.live is None and session.away_since is not None:
@@ -351,7 +374,7 @@ class _MultiHost:
                 if session.peer.flow.game_id is None:
                     self._free(game)  # not a game in progress (it takes a slot again if
                     # its joiner, whose hello was lost, comes back to it)
-                    if away > self.pending_timeout:
+                    if away > self.pending_timeout or trio.current_time() > game.begin_by:
                         return "dropped"  # nothing was saved: a joiner that left at once
                 elif session.done and away > self.linger:
                     # The joiner left without confirming our last messages: it had them
@@ -379,7 +402,14 @@ class _MultiHost:
         self._free(game)
         if outcome == "dropped":
             self.stats.dropped += 1
+            if trio.current_time() > game.begin_by:
+                self.stats.late += 1
             self.status(game, "given up: the joiner left before the game began")
+            return
+        if outcome == "halted":
+            self.stats.halted += 1
+            self.status(game, f"stopped: {game.session.storage_failure}; nothing more is "
+                        "sent in it (it resumes from its file when this host runs again)")
             return
         self.stats.finished += 1
         self.on_game_end(game.number, game.session)
@@ -399,8 +429,10 @@ class _MultiHost:
                     nursery.start_soon(self._supervise, game)
                 if stop is not None:
                     nursery.start_soon(self._stop_when, stop)
-                listeners = await nursery.start(serve_tls, self.handler, server_context(
-                    config.tls_cert, config.tls_key), self.listen_port, config.bind)
+                listeners = await nursery.start(
+                    serve_admission, self.handler,
+                    server_context(config.tls_cert, config.tls_key), self.listen_port,
+                    config.bind, Gate(config.admission), self.on_status)
                 port = listening_port(listeners)
                 if not self.listen_port:
                     self.listen_port = port
