@@ -195,16 +195,42 @@ def _limits(args: argparse.Namespace):
 
 
 def _status(text: str) -> None:
-    print(text, file=sys.stderr, flush=True)
+    """A status line, from inside the event loop: queued, never blocking it (SPEC 3.4:
+    a stalled reader of the host's output must not freeze its games)."""
+    _LINES.write(sys.stderr, text)
+
+
+def _say(text: str) -> None:
+    """A line for standard output, from inside the event loop (as `_status`)."""
+    _LINES.write(sys.stdout, text)
+
+
+def _lines():
+    from p2pgotg.net.lines import LineWriter
+
+    return LineWriter()
+
+
+_LINES = _lines()
+
+
+def _ended_words(session) -> str:
+    """How a game ended, for a terminal: the violation's words may quote the peer, so
+    they are escaped."""
+    from p2pgotg.protocol.printable import printable
+
+    if session.peer.failed is not None:
+        return printable(str(session.peer.failed))
+    verdict = session.verdict
+    return printable(verdict.describe()) if verdict is not None else ""
 
 
 def _report(session) -> int:
     """Print how the game ended and where its transcript is; the exit code."""
+    _LINES.drain()  # (the loop's lines first, in order)
     verdict = session.verdict
-    if session.peer.failed is not None:
-        print(f"game over: {session.peer.failed}")
-    elif verdict is not None:
-        print(f"game over: {verdict.describe()}")
+    if session.peer.failed is not None or verdict is not None:
+        print(f"game over: {_ended_words(session)}")
     else:
         print("the game is not finished; run the same command again to resume it")
     if session.path is not None:
@@ -277,8 +303,11 @@ def _run_network(main_task: Callable[[], Awaitable[object]]) -> bool:
         except BaseExceptionGroup as group:
             raise unwrap(group) from None
     except (NetError, SessionError) as exc:
+        _LINES.drain()
         print(f"error: {_words(exc)}", file=sys.stderr)
         return False
+    finally:
+        _LINES.drain()
     return True
 
 
@@ -304,14 +333,8 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
     from p2pgotg.selfplay import bot_runner
 
     def game_over(number: int, session) -> None:
-        verdict = session.verdict
-        if session.peer.failed is not None:
-            what = str(session.peer.failed)
-        elif verdict is not None:
-            what = verdict.describe()
-        else:
-            what = "not finished (the other player stayed away)"
-        print(f"game {number} over: {what}; transcript: {session.path}", flush=True)
+        what = _ended_words(session) or "not finished (the other player stayed away)"
+        _say(f"game {number} over: {what}; transcript: {session.path}")
 
     async def main_task() -> None:
         if args.max_games == 1:
@@ -342,10 +365,10 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
 
             nursery.start_soon(stop_on_signal)
             hosting = await nursery.start(run)
-            print(f"rules: {config.options.describe()}")
-            print(f"invite: {one_invite(hosting.invites)}", flush=True)  # (README: why v2)
-            print(f"hosting up to {args.max_games} games at once: share one invite code with "
-                  "every player...", flush=True)
+            _say(f"rules: {config.options.describe()}")
+            _say(f"invite: {one_invite(hosting.invites)}")  # (README: why v2)
+            _say(f"hosting up to {args.max_games} games at once: share one invite code with "
+                 "every player...")
 
     result: list = []
     if args.max_games > 1:
@@ -394,7 +417,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
     limits = _limits(args)
 
     def show_reply(code: str) -> None:
-        print(f"reply: {code}", flush=True)
+        _say(f"reply: {code}")
 
     async def main_task() -> GameSession:
         invite, opener = await prepare_join(args.code, servers, limits, _status, show_reply)
@@ -411,6 +434,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
         except BaseExceptionGroup as group:
             raise unwrap(group) from None
     except (NetError, SessionError) as exc:
+        _LINES.drain()
         print(f"error: {_words(exc)}", file=sys.stderr)
         return 1
     return _report(session)
