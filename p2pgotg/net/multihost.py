@@ -316,7 +316,8 @@ class _MultiHost:
             with me.scope:
                 await session.run_connection(channel, have)
         except (NetError, SessionError) as exc:
-            self.status(game, f"connection lost: {exc}")
+            if not session.halted:  # (a halted game's one line comes when it ends)
+                self.status(game, f"connection lost: {exc}")
         finally:
             lift.cancel()
             if not session.finished and session.away_since is None:

@@ -1,0 +1,523 @@
+"""Hosts under abuse (issue 13), in this process on real loopback TLS.
+
+Each test does the abuse for real, bounded in count and time, and asserts what a player or
+the host's operator would see: the real joiner gets in, the game in play ends clean, the
+peer's text arrives escaped, nothing unsaved is sent. Expected values come from SPEC 3.4
+and 3.5 (the limits before admission, the pre-game limit, `first`, `bye`, write-ahead).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import gc
+import os
+import random
+import ssl
+from pathlib import Path
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pgotg.net import joining
+from p2pgotg.net.admission import AdmissionLimits
+from p2pgotg.net.errors import NetError
+from p2pgotg.net.framing import HEADER, FramedChannel, encode_frame
+from p2pgotg.net.hosting import PREGAME_WORDS, HostConfig, host_game
+from p2pgotg.net.invite import Invite
+from p2pgotg.net.joining import PIN_MISMATCH_WORDS, JoinConfig, join_game
+from p2pgotg.net.multihost import FULL, MultiHosting, MultiHostStats, host_many
+from p2pgotg.net.seat import drive_async
+from p2pgotg.net.session import (
+    GameSession,
+    Limits,
+    SessionError,
+    check_control,
+    control,
+    hello_frame,
+    parse_control,
+)
+from p2pgotg.net.tls import client_context, make_certificate, serve_tls, server_context
+from p2pgotg.players.bot_seat import BotSeat
+from p2pgotg.protocol import HOST, Phase, parse
+from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.rules import RuleOptions
+from p2pgotg.selfplay import bot_runner
+
+SAFETY = 30  # seconds: a net against hangs, never a measure of speed
+FAST = Limits(handshake=1.5, keepalive=0.2, silence=1.0, audit=30.0, abandon=60.0, bye=2.0,
+              retry=(0.02, 0.1))
+
+
+def config(save_dir: Path, limits: Limits = FAST,
+           admission: AdmissionLimits | None = None) -> HostConfig:
+    cert, key = make_certificate()
+    return HostConfig(Ed25519PrivateKey.generate(), cert, key, RuleOptions(), save_dir,
+                      port=0, bind="127.0.0.1", limits=limits, resume=False,
+                      admission=admission or AdmissionLimits())
+
+
+class Many:
+    """host_many in a nursery: what it said, the games that ended, its counts."""
+
+    def __init__(self, save_dir: Path, max_games: int, **kwargs: object) -> None:
+        self.config = config(save_dir, **kwargs)  # type: ignore[arg-type]
+        self.max_games = max_games
+        self.statuses: list[str] = []
+        self.ended: dict[int, GameSession] = {}
+        self.stats: MultiHostStats | None = None
+        self.stop = trio.Event()
+
+    async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        self.stats = await host_many(
+            self.config, lambda n: bot_runner(1000 + n), self.max_games,
+            on_status=self.statuses.append, on_game_end=self.ended.__setitem__,
+            stop=self.stop, task_status=task_status)
+
+    async def start(self, nursery: trio.Nursery) -> Invite:
+        hosting: MultiHosting = await nursery.start(self.run)
+        return Invite.decode(hosting.invites[0])
+
+
+def bot_until(seed: int, plies: int = 24, gate: trio.Event | None = None,
+              at: int = 4, reached: trio.Event | None = None):
+    """The bot, resigning at `plies` (a short game with both audits); with `gate`, it
+    waits for the gate at ply `at` (the game is then in play, with its id)."""
+    seat = BotSeat(random.Random(seed))
+
+    async def decide(peer):
+        view = peer.view
+        if view is not None and peer.phase is Phase.PLAY and not peer.flow.is_over:
+            if gate is not None and view.ply >= at and not gate.is_set():
+                if reached is not None:
+                    reached.set()
+                await gate.wait()
+            if view.ply >= plies:
+                return lambda p: p.resign()
+        return seat.step(peer)
+
+    async def run(session: GameSession) -> None:
+        await drive_async(session, decide)
+
+    return run
+
+
+def joiner(invite: Invite, save_dir: Path, limits: Limits = FAST) -> JoinConfig:
+    return JoinConfig(Ed25519PrivateKey.generate(), invite, save_dir, limits, resume=False)
+
+
+def assert_clean(session: GameSession) -> None:
+    verdict = session.verdict
+    assert verdict is not None and verdict.clean and verdict.audit_complete, verdict
+
+
+async def tls_channel(invite: Invite, source: str | None = None) -> FramedChannel:
+    """A raw TLS connection to the host (no pin check needed here: it is ours)."""
+    tcp = await trio.open_tcp_stream(invite.address, invite.port, local_address=source)
+    stream = trio.SSLStream(tcp, client_context(), https_compatible=False)
+    await stream.do_handshake()
+    return FramedChannel(stream, keepalive_interval=0.2, silence_timeout=None)
+
+
+async def wait_for(condition, poll: float = 0.02) -> None:
+    while not condition():
+        await trio.sleep(poll)
+
+
+# -- finding 1: a slot is held only by an admitted player who makes progress --------------
+
+async def test_hi_then_only_keepalives_loses_the_slot_at_the_pregame_limit(tmp_path):
+    host = Many(tmp_path / "host", max_games=2, admission=AdmissionLimits(pregame=2.0))
+    heard: list[dict] = []
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+
+        async def squat(*, task_status=trio.TASK_STATUS_IGNORED) -> None:
+            channel = await tls_channel(invite)
+            await channel.send(hello_frame(invite.secret, None, 0))
+            check_control(await channel.receive(), "ok")
+            task_status.started()
+            async with trio.open_nursery() as inner:
+                inner.start_soon(channel.keep_alive)  # alive, but never a hello
+                try:
+                    while True:
+                        ctl = parse_control(await channel.receive())
+                        if ctl is not None:
+                            heard.append(ctl)
+                except NetError:
+                    pass
+                inner.cancel_scope.cancel()
+            await channel.aclose()
+
+        with trio.fail_after(SAFETY):
+            async with trio.open_nursery() as squatters:
+                for _ in range(2):
+                    await squatters.start(squat)
+                third = await tls_channel(invite)  # both slots are held right now
+                await third.send(hello_frame(invite.secret, None, 0))
+                full = parse_control(await third.receive())
+                await third.aclose()
+            # (the squatters' connections are closed by the host: the slots are free)
+            game = await join_game(joiner(invite, tmp_path / "joiner"), bot_until(1))
+        host.stop.set()
+    assert full is not None and full["ctl"] == "error" and full["reason"].startswith(FULL)
+    assert [c.get("reason") for c in heard if c["ctl"] == "error"] == [PREGAME_WORDS] * 2
+    assert_clean(game)
+    assert host.stats is not None and host.stats.late == 2 and host.stats.started == 3
+
+
+# -- finding 10: no takeover of a game whose joiner hello was lost; pin mismatch retried ----
+
+async def test_a_lost_joiner_hello_cannot_be_used_to_take_the_game_over(tmp_path):
+    # (a game awaiting its joiner's hello is kept handshake + longest retry: 10 s here)
+    host = Many(tmp_path / "host", max_games=3,
+                limits=dataclasses.replace(FAST, handshake=10.0))
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+        with trio.fail_after(SAFETY):
+            first_joiner = await tls_channel(invite)
+            await first_joiner.send(hello_frame(invite.secret, None, 0))
+            check_control(await first_joiner.receive(), "ok")
+            frame = await first_joiner.receive()  # the host's hello
+            ours = Envelope.decode(frame).hash
+            await first_joiner.aclose()  # our own hello is "lost" with this connection
+            await wait_for(lambda: any("game 1: connection lost" in s for s in host.statuses))
+            answers = []
+            for first in (None, bytes(32)):  # another holder of the invite tries it
+                other = await tls_channel(invite)
+                await other.send(hello_frame(invite.secret, os.urandom(32), 0, first))
+                answers.append(parse_control(await other.receive()))
+                await other.aclose()
+            back = await tls_channel(invite)  # the joiner we admitted comes back
+            await back.send(hello_frame(invite.secret, os.urandom(32), 0, ours))
+            ok = check_control(await back.receive(), "ok")
+            await back.aclose()
+        host.stop.set()
+    for answer in answers:
+        assert answer is not None and answer["ctl"] == "error", answer
+        assert "does not have that game" in answer["reason"]
+    assert ok["first"] == ours and ok["game"] is None
+
+
+class SwitchingProxy:
+    """A TCP relay on loopback whose target can be switched: connections opened while it
+    points at the impostor reach a TLS server with another key (someone on the path)."""
+
+    def __init__(self, target: int) -> None:
+        self.target = target
+        self.scopes: set[trio.CancelScope] = set()
+
+    async def serve(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
+        listeners = await trio.open_tcp_listeners(0, host="127.0.0.1")
+        task_status.started(listeners[0].socket.getsockname()[1])
+        await trio.serve_listeners(self.relay, listeners)
+
+    async def relay(self, client: trio.SocketStream) -> None:
+        with trio.CancelScope() as scope:
+            self.scopes.add(scope)
+            try:
+                server = await trio.open_tcp_stream("127.0.0.1", self.target)
+                async with client, server, trio.open_nursery() as nursery:
+                    nursery.start_soon(self.pump, client, server, nursery.cancel_scope)
+                    nursery.start_soon(self.pump, server, client, nursery.cancel_scope)
+            except OSError:
+                pass
+            finally:
+                self.scopes.discard(scope)
+
+    @staticmethod
+    async def pump(a: trio.SocketStream, b: trio.SocketStream, scope) -> None:
+        try:
+            async for data in a:
+                await b.send_all(data)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            pass
+        scope.cancel()
+
+    def switch(self, target: int) -> None:
+        self.target = target
+        for scope in list(self.scopes):
+            scope.cancel()
+
+
+async def test_a_joiner_keeps_trying_through_an_impostor_and_finishes(tmp_path):
+    cfg = config(tmp_path / "host")
+    impostor_cert, impostor_key = make_certificate()  # another key: the pin will not match
+    gate, reached = trio.Event(), trio.Event()
+    statuses: list[str] = []
+
+    async def nothing(stream: trio.SSLStream) -> None:
+        await trio.sleep(SAFETY)
+
+    async with trio.open_nursery() as nursery:
+        hosting = await nursery.start(lambda task_status: host_game(
+            cfg, bot_until(2), task_status=task_status))
+        impostor = await nursery.start(serve_tls, nothing,
+                                       server_context(impostor_cert, impostor_key), 0,
+                                       "127.0.0.1")
+        real = Invite.decode(hosting.invites[0])
+        proxy = SwitchingProxy(real.port)
+        invite = dataclasses.replace(real, port=await nursery.start(proxy.serve))
+        result: list[GameSession] = []
+
+        async def play() -> None:
+            result.append(await join_game(joiner(invite, tmp_path / "joiner"),
+                                          bot_until(3, gate=gate, reached=reached),
+                                          on_status=statuses.append))
+
+        with trio.fail_after(SAFETY):
+            nursery.start_soon(play)
+            await reached.wait()  # the game is in play, with its id
+            proxy.switch(impostor[0].socket.getsockname()[1])
+            await wait_for(lambda: sum(PIN_MISMATCH_WORDS in s for s in statuses) >= 3)
+            proxy.switch(real.port)
+            gate.set()
+            await wait_for(lambda: bool(result))
+        nursery.cancel_scope.cancel()
+    assert_clean(result[0])
+
+
+# -- finding 4: refused connections leave nothing behind, whatever the collector -----------
+
+def server_tls_objects() -> int:
+    return sum(1 for o in gc.get_objects() if isinstance(o, ssl.SSLObject) and o.server_side)
+
+
+async def test_refused_connections_leave_no_tls_objects_behind_with_the_collector_off(
+        tmp_path):
+    host = Many(tmp_path / "host", max_games=2,
+                limits=dataclasses.replace(FAST, handshake=0.3),
+                admission=AdmissionLimits(unadmitted=64, per_address=64))
+    rounds, kinds = 12, 25  # 300 refused connections, 25 at once, 5 kinds
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+        gc.collect()
+        before = server_tls_objects()
+        gc.disable()
+        try:
+            async def refused(kind: int) -> None:
+                tcp = await trio.open_tcp_stream(invite.address, invite.port)
+                if kind == 0:  # plain TCP, no TLS at all
+                    await tcp.aclose()
+                    return
+                stream = trio.SSLStream(tcp, client_context(), https_compatible=False)
+                try:
+                    await stream.do_handshake()
+                    if kind == 2:
+                        await stream.send_all(encode_frame(hello_frame(bytes(16), None, 0)))
+                    elif kind == 3:
+                        await stream.send_all(encode_frame(b"\x93garbage"))
+                    elif kind == 4:
+                        await stream.send_all(HEADER.pack(1 << 30))  # oversized
+                    # (kind 1: TLS, then nothing: the hi deadline)
+                    while await stream.receive_some(4096):
+                        pass
+                except (trio.BrokenResourceError, ssl.SSLError):
+                    pass
+                finally:
+                    await trio.aclose_forcefully(stream)
+
+            with trio.fail_after(SAFETY):
+                for _ in range(rounds):
+                    async with trio.open_nursery() as batch:
+                        for kind in range(kinds):
+                            batch.start_soon(refused, kind % 5)
+                # every refusal is over once the host has said so for each
+                await wait_for(lambda: host.statuses.count(
+                    "a joiner with a wrong join secret was refused") >= rounds * kinds // 5)
+                await wait_for(lambda: server_tls_objects() <= before)
+            left = server_tls_objects()
+        finally:
+            gc.enable()
+        host.stop.set()
+    assert left <= before
+    assert host.stats is not None and host.stats.refused >= rounds * kinds * 4 // 5
+
+
+# -- finding 5: a peer's text reaches the operator escaped -----------------------------------
+
+async def test_the_peers_text_reaches_the_host_operator_escaped(tmp_path):
+    host = Many(tmp_path / "host", max_games=2)
+    nasty = "\x1b]0;owned\x07\x1b[2K\u202efake line\r\n"
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+        with trio.fail_after(SAFETY):
+            for frame in (control(nasty), control("error", reason=nasty),
+                          msgpack_control(v=nasty)):
+                channel = await tls_channel(invite)
+                await channel.send(frame)
+                with_reason = parse_control(await channel.receive())
+                await channel.aclose()
+                assert with_reason is not None and "\x1b" not in with_reason["reason"]
+            await wait_for(lambda: len([s for s in host.statuses if "refused" in s]) >= 3)
+        host.stop.set()
+    refusals = [s for s in host.statuses if "refused" in s]
+    assert len(refusals) == 3
+    for line in refusals:
+        assert not any(ch in line for ch in "\x1b\x07\r\n\u202e"), line
+        assert "\\x1b]0;owned\\x07" in line, line
+
+
+def msgpack_control(**fields: object) -> bytes:
+    import msgpack
+
+    return msgpack.packb({"ctl": "hi", **fields}, use_bin_type=True)
+
+
+async def test_a_joiner_shows_the_hosts_refusal_escaped(tmp_path):
+    cert, key = make_certificate()
+
+    async def refusing(stream: trio.SSLStream) -> None:
+        channel = FramedChannel(stream)
+        await channel.receive()
+        await channel.send(control("error", reason="\x1b]52;c;cm0gLXJm\x07 go away"))
+
+    from p2pgotg.net.tls import public_key_pin
+
+    async with trio.open_nursery() as nursery:
+        listeners = await nursery.start(serve_tls, refusing, server_context(cert, key), 0,
+                                        "127.0.0.1")
+        invite = Invite("127.0.0.1", listeners[0].socket.getsockname()[1],
+                        public_key_pin(cert), bytes(16))
+        with trio.fail_after(SAFETY):
+            try:
+                await join_game(joiner(invite, tmp_path / "joiner"), bot_until(1))
+            except SessionError as exc:
+                said = str(exc)
+        nursery.cancel_scope.cancel()
+    assert "\x1b" not in said and "\\x1b]52;c;cm0gLXJm\\x07 go away" in said
+
+
+# -- finding 9: after a clean end the host leaves as soon as it holds what it needs --------
+
+class ShortByeChannel(FramedChannel):
+    """A joiner whose goodbye counts none of the host's messages (another implementation,
+    or one whose count crossed the host's last message)."""
+
+    async def send(self, payload: bytes) -> None:
+        ctl = parse_control(payload)
+        if ctl is not None and ctl["ctl"] == "bye":
+            payload = control("bye", have=0)
+        await super().send(payload)
+
+
+async def test_a_clean_end_with_a_short_bye_lets_the_host_leave_at_once(tmp_path,
+                                                                        monkeypatch):
+    # abandonment 180 s and a linger of 55 s (silence + handshake + longest retry): a host
+    # that waited for either would outlast SAFETY
+    limits = Limits(handshake=30.0, keepalive=0.2, silence=20.0, bye=2.0, retry=(0.02, 5.0))
+    monkeypatch.setattr(joining, "FramedChannel", ShortByeChannel)
+    cfg = config(tmp_path / "host", limits)
+    async with trio.open_nursery() as nursery:
+        done: list[GameSession] = []
+
+        async def host(*, task_status=trio.TASK_STATUS_IGNORED) -> None:
+            done.append(await host_game(cfg, bot_until(4), task_status=task_status))
+
+        hosting = await nursery.start(host)
+        invite = Invite.decode(hosting.invites[0])
+        with trio.fail_after(SAFETY):
+            game = await join_game(joiner(invite, tmp_path / "joiner", limits), bot_until(5))
+            await wait_for(lambda: bool(done))
+    assert_clean(game)
+    assert_clean(done[0])
+    assert done[0].peer_has == 0 and done[0].finished  # (the short bye, taken as final)
+
+
+# -- write-ahead under a failing disk: that game stops, the others go on -------------------
+
+def fd_of(path: Path) -> int:
+    for entry in Path("/proc/self/fd").iterdir():
+        try:
+            if os.readlink(entry) == str(path):
+                return int(entry.name)
+        except OSError:
+            continue
+    raise AssertionError(f"{path} is not open")
+
+
+async def test_a_transcript_that_cannot_be_written_stops_its_game_and_only_it(tmp_path):
+    host = Many(tmp_path / "host", max_games=2)
+    gates = [trio.Event(), trio.Event()]
+    reached = [trio.Event(), trio.Event()]
+    sessions: list[GameSession] = []
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+        finished: list[GameSession] = []
+
+        async def play(i: int) -> None:
+            finished.append(await join_game(
+                joiner(invite, tmp_path / f"joiner-{i}"),
+                bot_until(10 + i, gate=gates[i], reached=reached[i]),
+                on_session=sessions.append))
+
+        with trio.fail_after(SAFETY):
+            async with trio.open_nursery() as players:
+                players.start_soon(play, 0)
+                await reached[0].wait()
+                players.start_soon(play, 1)
+                await reached[1].wait()
+                victim = sessions[1]
+                gid = victim.peer.flow.game_id
+                assert gid is not None
+                host_file = tmp_path / "host" / f"{gid.hex()}.gtr"
+                full = os.open("/dev/full", os.O_WRONLY)  # every write: ENOSPC
+                os.dup2(full, fd_of(host_file))
+                os.close(full)
+                gates[1].set()  # its next move makes the host write: the write fails
+                await wait_for(lambda: any("game 2: stopped" in s for s in host.statuses))
+                gates[0].set()  # the other game plays on to its end
+                await wait_for(lambda: 1 in host.ended)
+                players.cancel_scope.cancel()  # (the stopped game's joiner keeps trying)
+        host.stop.set()
+    assert_clean(host.ended[1])
+    stopped = [s for s in host.statuses if s.startswith("game 2:") and "space" in s]
+    assert len(stopped) == 1 and "No space left on device" in stopped[0]
+    assert host.stats is not None and host.stats.halted == 1
+    # nothing the host could not save was sent: the joiner holds no host message that
+    # is not in the host's file
+    saved = parse(host_file.read_bytes())
+    saved_host = [m for role, m in saved.messages if role == HOST]
+    held = victim.peer.flow.senders[HOST].envelopes
+    assert 0 < len(held) <= len(saved_host)
+
+
+# -- finding 2: the bound on strangers, overall and per address ------------------------------
+
+async def test_a_flood_from_one_address_cannot_lock_out_a_joiner_from_another(tmp_path):
+    admission = AdmissionLimits(unadmitted=6, per_address=3, tls_handshake=SAFETY)
+    host = Many(tmp_path / "host", max_games=2, admission=admission)
+    closed: dict[str, int] = {}
+    held: list[trio.SocketStream] = []
+
+    async def stranger(source: str) -> None:
+        tcp = await trio.open_tcp_stream("127.0.0.1", invite.port, local_address=source)
+        held.append(tcp)
+        try:
+            data = await tcp.receive_some(1)  # we never speak: only the host ends it
+        except trio.BrokenResourceError:
+            data = b""
+        if not data:
+            closed[source] = closed.get(source, 0) + 1
+
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+        with trio.fail_after(SAFETY):
+            async with trio.open_nursery() as flood:
+                for _ in range(20):
+                    flood.start_soon(stranger, "127.0.0.2")
+                await wait_for(lambda: closed.get("127.0.0.2") == 17)
+                game = await join_game(joiner(invite, tmp_path / "joiner"), bot_until(6))
+                for _ in range(3):
+                    flood.start_soon(stranger, "127.0.0.3")  # 6 strangers: the overall bound
+                await wait_for(lambda: len(held) == 23)
+                for _ in range(3):
+                    flood.start_soon(stranger, "127.0.0.4")
+                await wait_for(lambda: closed.get("127.0.0.4") == 3)
+                assert closed.get("127.0.0.2") == 17 and "127.0.0.3" not in closed
+                flood.cancel_scope.cancel()
+        for tcp in held:
+            await tcp.aclose()
+        host.stop.set()
+    assert_clean(game)
+    turned_away = [s for s in host.statuses if s.startswith("connections turned away")]
+    assert 1 <= len(turned_away) <= 2  # (said once per ten seconds, with a count)
