@@ -32,10 +32,12 @@ class LineWriter:
         self._dropped = 0
         self._writing = False  # the thread holds a line it has not finished writing
         self._thread: threading.Thread | None = None
+        self._stream: TextIO | None = None  # where the last line went (for a last notice)
 
     def write(self, stream: TextIO, text: str) -> None:
         """Queue `text` as a line for `stream`; never blocks (drops when full)."""
         with self._lock:
+            self._stream = stream
             if len(self._queue) >= self.capacity:
                 self._dropped += 1
                 return
@@ -57,9 +59,10 @@ class LineWriter:
     def drain(self, timeout: float = 2.0) -> bool:
         """Wait until every queued line is written (True), at most `timeout` seconds."""
         with self._lock:
-            if self._dropped and self._queue:
-                self._queue.append((self._queue[-1][0], dropped_words(self._dropped)))
+            if self._dropped and self._stream is not None:  # (the count is always told)
+                self._queue.append((self._stream, dropped_words(self._dropped)))
                 self._dropped = 0
+                self._lock.notify()
             return self._lock.wait_for(lambda: not self._queue and not self._writing,
                                        timeout)
 

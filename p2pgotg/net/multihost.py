@@ -409,8 +409,10 @@ class _MultiHost:
             return
         if outcome == "halted":
             self.stats.halted += 1
+            after = ("it resumes from its file when this host runs again"
+                     if game.session.path is not None else "it never began: nothing was saved")
             self.status(game, f"stopped: {game.session.storage_failure}; nothing more is "
-                        "sent in it (it resumes from its file when this host runs again)")
+                        f"sent in it ({after})")
             return
         self.stats.finished += 1
         self.on_game_end(game.number, game.session)
