@@ -196,13 +196,19 @@ def _limits(args: argparse.Namespace):
 
 def _status(text: str) -> None:
     """A status line, from inside the event loop: queued, never blocking it (SPEC 3.4:
-    a stalled reader of the host's output must not freeze its games)."""
-    _LINES.write(sys.stderr, text)
+    a stalled reader of the host's output must not freeze its games). The net layer
+    escapes a peer's text where it enters a line; what reaches the terminal is escaped
+    once more against any path that did not (escaping twice changes nothing)."""
+    from p2pgotg.protocol.printable import controls_escaped
+
+    _LINES.write(sys.stderr, controls_escaped(text))
 
 
 def _say(text: str) -> None:
     """A line for standard output, from inside the event loop (as `_status`)."""
-    _LINES.write(sys.stdout, text)
+    from p2pgotg.protocol.printable import controls_escaped
+
+    _LINES.write(sys.stdout, controls_escaped(text))
 
 
 def _lines():
@@ -217,12 +223,12 @@ _LINES = _lines()
 def _ended_words(session) -> str:
     """How a game ended, for a terminal: the violation's words may quote the peer, so
     they are escaped."""
-    from p2pgotg.protocol.printable import printable
+    from p2pgotg.protocol.printable import controls_escaped
 
     if session.peer.failed is not None:
-        return printable(str(session.peer.failed))
+        return controls_escaped(str(session.peer.failed))
     verdict = session.verdict
-    return printable(verdict.describe()) if verdict is not None else ""
+    return controls_escaped(verdict.describe()) if verdict is not None else ""
 
 
 def _report(session) -> int:
