@@ -15,6 +15,7 @@ import random
 import ssl
 from pathlib import Path
 
+import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -165,6 +166,31 @@ async def test_hi_then_only_keepalives_loses_the_slot_at_the_pregame_limit(tmp_p
     assert host.stats is not None and host.stats.late == 2 and host.stats.started == 3
 
 
+async def test_the_one_game_host_drops_a_squatter_at_the_pregame_limit_too(tmp_path):
+    cfg = config(tmp_path / "host", admission=AdmissionLimits(pregame=2.0))
+    async with trio.open_nursery() as nursery:
+        hosting = await nursery.start(lambda task_status: host_game(
+            cfg, bot_until(4), task_status=task_status))
+        invite = Invite.decode(hosting.invites[0])
+        with trio.fail_after(SAFETY):
+            squatter = await tls_channel(invite)
+            await squatter.send(hello_frame(invite.secret, None, 0))
+            check_control(await squatter.receive(), "ok")
+            said = []
+            async with trio.open_nursery() as inner:
+                inner.start_soon(squatter.keep_alive)  # alive, but never a hello
+                try:
+                    while True:
+                        said.append(parse_control(await squatter.receive()))
+                except NetError:
+                    pass
+                inner.cancel_scope.cancel()
+            game = await join_game(joiner(invite, tmp_path / "joiner"), bot_until(5))
+        nursery.cancel_scope.cancel()
+    assert {"ctl": "error", "v": 1, "reason": PREGAME_WORDS} in said
+    assert_clean(game)
+
+
 # -- finding 10: no takeover of a game whose joiner hello was lost; pin mismatch retried ----
 
 async def test_a_lost_joiner_hello_cannot_be_used_to_take_the_game_over(tmp_path):
@@ -282,6 +308,7 @@ def server_tls_objects() -> int:
     return sum(1 for o in gc.get_objects() if isinstance(o, ssl.SSLObject) and o.server_side)
 
 
+@pytest.mark.slow
 async def test_refused_connections_leave_no_tls_objects_behind_with_the_collector_off(
         tmp_path):
     host = Many(tmp_path / "host", max_games=2,

@@ -205,7 +205,8 @@ async def host_game(
             lift.cancel()
             live.remove(me)
             me.gone.set()
-        if me.scope.cancelled_caught and current.peer.flow.game_id is None:
+        if me.scope.cancelled_caught and trio.current_time() >= me.scope.deadline:
+            # (the pre-game limit, not a reconnection that replaced this connection)
             on_status(PREGAME_WORDS)
             await refuse(channel, PREGAME_WORDS)
         if current.finished or current.halted:

@@ -325,7 +325,8 @@ class _MultiHost:
             game.live = None
             me.gone.set()
             game.poke()
-        if me.scope.cancelled_caught and session.peer.flow.game_id is None:
+        if me.scope.cancelled_caught and trio.current_time() >= me.scope.deadline:
+            # (the pre-game limit, not a reconnection that replaced this connection)
             self.status(game, PREGAME_WORDS)
             await refuse(channel, PREGAME_WORDS)
 
