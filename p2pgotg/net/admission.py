@@ -157,7 +157,7 @@ async def _accept_loop(listener: trio.SocketListener, gate: Gate, throttled: Thr
             if paused:
                 throttled.on_status("taking new connections again")
                 paused = False
-            ticket = gate.enter(_address(tcp))
+            ticket = gate.enter(peer_address(tcp))
             if ticket is None:
                 tcp.socket.close()  # (over the bound: no TLS, no task, nothing kept)
                 throttled.say(
@@ -189,7 +189,8 @@ async def serve_one(tcp: trio.SocketStream, ticket: Ticket, handler: Handler,
         release_stream(stream)
 
 
-def _address(tcp: trio.SocketStream) -> str:
+def peer_address(tcp: trio.SocketStream) -> str:
+    """The source address a connection counts against ("?" when the peer is gone)."""
     try:
         return str(tcp.socket.getpeername()[0])
     except OSError:

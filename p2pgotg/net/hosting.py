@@ -21,7 +21,14 @@ from pathlib import Path
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pgotg.net.admission import AdmissionLimits, Gate, Ticket, serve_admission, serve_one
+from p2pgotg.net.admission import (
+    AdmissionLimits,
+    Gate,
+    Ticket,
+    peer_address,
+    serve_admission,
+    serve_one,
+)
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.games import resume_session, unfinished_games
@@ -223,7 +230,7 @@ async def host_game(
             if config.reach is not None:
 
                 async def accept_punched(tcp: trio.SocketStream) -> None:
-                    ticket = strangers.enter(str(tcp.socket.getpeername()[0]))
+                    ticket = strangers.enter(peer_address(tcp))
                     if ticket is None:
                         tcp.socket.close()
                         return

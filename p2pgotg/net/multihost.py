@@ -16,6 +16,11 @@ A finished game lingers for a short while before its transcript file is closed, 
 joiner whose connection broke just before our last goodbye reached it can come back and
 complete its own transcript.
 
+Before a game holds a slot its joiner is bounded like any stranger (`admission`), and a
+game that has not begun (no joiner hello) within the pre-game limit is dropped: a slot is
+held only by a joiner that makes progress. A game whose transcript cannot be written
+stops alone; the others go on.
+
     stats = await host_many(config, lambda n: bot_runner(seed + n), max_games=200,
                             task_status=task_status)    # runs until cancelled
 """
