@@ -149,7 +149,8 @@ async def test_a_descriptor_flood_stops_new_work_and_the_game_in_play_goes_on(tm
     text = err.read_text()
     assert code == 0, text
     assert "Traceback" not in text
-    assert 1 <= text.count("cannot take new connections") <= 2, text  # (once per episode)
+    paused, resumed = text.count("cannot take new connections"), text.count("taking new con")
+    assert 1 <= paused <= resumed + 1 and paused <= 5, text  # one line per episode
     assert text.count("cannot create a transcript") == 1, text
     assert "\x1b" not in text and "got \\x1b]0;owned\\x07\\x1b[2K" in text
     assert len(results) == 2
