@@ -79,3 +79,46 @@ async def test_closing_during_a_flush_loses_nothing(tmp_path):
     await trio.sleep(0.05)  # (let the worker's result arrive: it must not raise)
     transcript = parse((tmp_path / "g.gtr").read_bytes())
     assert len(transcript.records) == 4 and not transcript.torn_tail
+
+
+def test_a_write_that_fails_part_way_leaves_no_torn_record(tmp_path, monkeypatch):
+    """A disk that fills in the middle of a record (ENOSPC after a short write): the error
+    reaches the sender, and the file is cut back to its last whole record."""
+    f = TranscriptFile.create(tmp_path / "g.gtr", HOST, KEY)
+    f.append(records(2))
+    before = (tmp_path / "g.gtr").read_bytes()
+    real_write = os.write
+    calls = []
+
+    def filling(fd: int, data) -> int:
+        calls.append(len(data))
+        if len(calls) == 1:
+            return real_write(fd, bytes(data[: len(data) // 2]))
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "write", filling)
+    with pytest.raises(OSError, match="No space left"):
+        f.append(records(1))
+    monkeypatch.undo()
+    assert len(calls) == 2  # the short write happened, then the failure
+    assert (tmp_path / "g.gtr").read_bytes() == before
+    f.close()
+    transcript = parse(before)
+    assert len(transcript.records) == 2 and not transcript.torn_tail
+
+
+def test_closing_after_a_failed_flush_still_frees_the_descriptor(tmp_path, monkeypatch):
+    f = TranscriptFile.create(tmp_path / "g.gtr", HOST, KEY)
+    f.append(records(1))
+    fd = f._fd
+
+    def broken(self: TranscriptFile) -> None:
+        raise OSError(errno.EIO, "input/output error")
+
+    monkeypatch.setattr(TranscriptFile, "_fsync", broken)
+    with pytest.raises(OSError, match="input/output error"):
+        f.close()
+    with pytest.raises(OSError) as closed:
+        os.fstat(fd)
+    assert closed.value.errno == errno.EBADF
+    f.close()  # a second close is a no-op

@@ -76,10 +76,20 @@ class TranscriptFile:
             self._write(data)
 
     def _write(self, data: bytes) -> None:
+        """Write all of `data` or, when the write fails part way (ENOSPC, EIO), cut the
+        file back to where it was, so that a game halted by the failure leaves no torn
+        record behind; the OSError is raised either way."""
+        start = os.fstat(self._fd).st_size
         view = memoryview(data)
-        while view:
-            n = os.write(self._fd, view)
-            view = view[n:]
+        try:
+            while view:
+                n = os.write(self._fd, view)
+                view = view[n:]
+        except OSError:
+            if len(view) < len(data):
+                with contextlib.suppress(OSError):  # (the torn tail is cut on reopening)
+                    os.ftruncate(self._fd, start)
+            raise
         self._written += 1
 
     def _fsync(self) -> None:
@@ -148,9 +158,11 @@ class TranscriptFile:
     def close(self) -> None:
         """Flush what is not yet durable, then close."""
         if self._fd >= 0:
-            self.sync()
-            os.close(self._fd)
-            self._fd = -1
+            try:
+                self.sync()
+            finally:  # even when the flush failed: a halted game holds no descriptor
+                os.close(self._fd)
+                self._fd = -1
 
 
 def _intact_length(data: bytes) -> int:
