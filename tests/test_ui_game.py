@@ -63,7 +63,7 @@ class Driver:
         if then is None:
             await asyncio.sleep(0.1)
         else:
-            await self.until(what, then, 5.0)
+            await self.until(what, then, 15.0)  # a safety limit, generous for a loaded machine
 
     def cursor_keys(self, target: int) -> list[str]:
         col, line = board.position_of(self.state.viewer, self.state.cursor)
