@@ -360,7 +360,10 @@ async def test_games_survive_stalls_half_closes_and_dripping(tmp_path, capsys):
         Plan(fault=HALF_CLOSE, direction=DOWN, after=3500),
         Plan(fault=STALL, after=200, stall_for=5.0),  # in the middle of the TLS handshake
     ], then=Plan(delay=0.002))
-    host, joiner, proxy = await play_through_proxy(tmp_path, planner, seed=3)
+    # The dripped handshake takes about 0.5 s idle and past 1.5 s on a loaded machine; the
+    # stall inside a handshake (5 s) must still outlast the limit, to be cut by it.
+    limits = dataclasses.replace(FAST, handshake=3.0)
+    host, joiner, proxy = await play_through_proxy(tmp_path, planner, seed=3, limits=limits)
     assert_same_clean_game(host, joiner, capsys)
     assert [c.faulted for c in proxy.connections[:5]] == [CUT, STALL, HALF_CLOSE,
                                                           HALF_CLOSE, STALL]
