@@ -20,7 +20,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.net import joining
-from p2pgotg.net.admission import AdmissionLimits
+from p2pgotg.net.admission import AdmissionLimits, source_of
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import HEADER, FramedChannel, encode_frame
 from p2pgotg.net.hosting import PREGAME_WORDS, HostConfig, host_game
@@ -548,3 +548,16 @@ async def test_a_flood_from_one_address_cannot_lock_out_a_joiner_from_another(tm
     assert_clean(game)
     turned_away = [s for s in host.statuses if s.startswith("connections turned away")]
     assert 1 <= len(turned_away) <= 2  # (said once per ten seconds, with a count)
+
+
+@pytest.mark.parametrize(("address", "source"), [
+    ("192.0.2.7", "192.0.2.7"),
+    ("2001:db8:1:2:aaaa::1", "2001:db8:1:2::/64"),
+    ("2001:db8:1:2:ffff:ffff:ffff:ffff", "2001:db8:1:2::/64"),  # the same home's /64
+    ("2001:db8:1:3::1", "2001:db8:1:3::/64"),  # the next /64: another source
+    ("::ffff:192.0.2.7", "192.0.2.7"),  # IPv4 on a dual-stack socket
+    ("fe80::1%eth0", "fe80::/64"),
+])
+def test_strangers_are_counted_per_ipv4_address_or_ipv6_64(address: str, source: str) -> None:
+    """Anyone on IPv6 holds a /64 or more: one source per /64, or the bound bounds nothing."""
+    assert source_of(address) == source

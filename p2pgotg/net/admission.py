@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import ipaddress
 import ssl
 from collections import Counter
 from collections.abc import Awaitable, Callable
@@ -190,8 +191,24 @@ async def serve_one(tcp: trio.SocketStream, ticket: Ticket, handler: Handler,
 
 
 def peer_address(tcp: trio.SocketStream) -> str:
-    """The source address a connection counts against ("?" when the peer is gone)."""
+    """The source a connection counts against ("?" when the peer is gone): see
+    `source_of`."""
     try:
-        return str(tcp.socket.getpeername()[0])
+        return source_of(str(tcp.socket.getpeername()[0]))
     except OSError:
         return "?"
+
+
+def source_of(address: str) -> str:
+    """The unit one party controls: an IPv4 address, or an IPv6 /64 (a home or a phone
+    is given a whole /64 or more, so counting single IPv6 addresses would bound nothing);
+    an IPv4-mapped IPv6 address counts as its IPv4 address."""
+    try:
+        ip = ipaddress.ip_address(address.split("%", 1)[0])
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
