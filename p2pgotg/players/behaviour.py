@@ -4,9 +4,12 @@
 People and bots move their pieces for reasons. A piece that walks up to ours or
 challenges unknown pieces is usually strong (or a Spy, or a bluff); a piece that steps
 away from ours is usually weak; a piece that has never moved may be the Flag, and one that
-has moved many times rarely is. `BehaviourBelief` turns these counts into each piece's
-prior weights; the hard constraints (ranks seen, challenge results, the set's counts) stay
-exactly as in `Belief`, and so does the scaling to the set's counts.
+has moved many times rarely is. In the open mode the opponent knows the ranks our pieces
+have shown, so what its piece walks up to says more: a piece that closes in on our shown
+5-star is almost surely a Spy, and one that steps away from our shown Colonel is likely
+below it. `BehaviourBelief` turns these counts into each piece's prior weights; the hard
+constraints (ranks seen, challenge results, the set's counts) stay exactly as in `Belief`,
+and so does the scaling to the set's counts.
 
 >>> import random
 >>> from p2pgotg.rules import Game, Setup, Side, Rank
@@ -20,15 +23,35 @@ exactly as in `Belief`, and so does the scaling to the set's counts.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
-from p2pgotg.players.belief import N_RANKS, Belief, Prior
-from p2pgotg.rules import Game, Rank, Side, back_row, neighbours
+from p2pgotg.players.belief import N_RANKS, OUTCOME, Belief, Prior
+from p2pgotg.rules import ChallengeMode, ChallengeResult, Game, Rank, Side, back_row, neighbours
 from p2pgotg.rules.board import SQUARES, row_of
 
 _NEIGHBOURS = [frozenset(neighbours(sq)) for sq in range(SQUARES)]
 _STRONG = frozenset(range(Rank.COLONEL, N_RANKS))  # colonel to 5-star
 _WEAK = frozenset(range(Rank.PRIVATE, Rank.CAPTAIN + 1))  # private to captain
+
+
+def _weights(beats: float, ties: float, loses: float) -> list[list[float]]:
+    """[x][r]: the weight of rank `x` for a piece that did something to our shown rank
+    `r`, by what `x` challenging `r` would give."""
+    table = []
+    for x in range(N_RANKS):
+        row = []
+        for r in range(N_RANKS):
+            res = OUTCOME[x][r][0]
+            row.append(beats if res is ChallengeResult.ATTACKER_WINS
+                       else loses if res is ChallengeResult.DEFENDER_WINS else ties)
+        table.append(row)
+    return table
+
+
+#: A piece that walks up to our shown rank can usually beat it (or trade with it).
+_HUNT = _weights(3.0, 1.5, 0.4)
+#: A piece that steps away from our shown rank usually cannot.
+_SHUN = _weights(0.5, 0.8, 1.5)
 
 
 @dataclass
@@ -40,6 +63,8 @@ class Conduct:
     retreats: int = 0  # moves away from all of our pieces that stood next to it
     attacks: int = 0  # challenges it started
     forward: int = 0  # moves towards our back row
+    hunts: list[int] = field(default_factory=list)  # ranks of our shown pieces it closed in on
+    shuns: list[int] = field(default_factory=list)  # ranks of our shown pieces it stepped from
 
 
 def conduct_of(view: Game, opponent: Side) -> dict[int, Conduct]:
@@ -58,6 +83,10 @@ def conduct_of(view: Game, opponent: Side) -> dict[int, Conduct]:
         if sq is not None:
             board[sq] = piece
     conduct: dict[int, Conduct] = {}
+    # Our pieces whose rank the opponent has seen (open mode: both ranks of a challenge),
+    # with that rank as our view holds it.
+    open_mode = view.options.challenge_mode is ChallengeMode.OPEN
+    shown: dict[object, int] = {}
     for rec in history:
         src, dst = rec.move.from_square, rec.move.to_square
         mover = rec.piece
@@ -75,6 +104,16 @@ def conduct_of(view: Game, opponent: Side) -> dict[int, Conduct]:
                     c.approaches += 1
                 elif ours_before and not ours_after:
                     c.retreats += 1
+                if shown:
+                    c.hunts.extend(shown[p] for n in ours_after - _NEIGHBOURS[src]
+                                   if (p := board[n]) in shown)
+                    c.shuns.extend(shown[p] for n in ours_before - _NEIGHBOURS[dst]
+                                   if (p := board[n]) in shown and n != dst)
+        if open_mode and rec.defender is not None:
+            ours = rec.defender if mover.side is opponent else mover
+            rank = view.rank_of(ours)  # type: ignore[arg-type]
+            if rank is not None:
+                shown[ours] = int(rank)
         board[src] = None
         if rec.defender is None:
             board[dst] = mover
@@ -132,6 +171,12 @@ class BehaviourBelief(Belief):
                     elif r == Rank.SPY:
                         w[r] *= 1.0 + 0.15 * bold
                 w[Rank.FLAG] *= 0.3 ** min(bold, 3)
+            for r in c.hunts[-3:]:
+                for x in range(N_RANKS):
+                    w[x] *= _HUNT[x][r]
+            for r in c.shuns[-3:]:
+                for x in range(N_RANKS):
+                    w[x] *= _SHUN[x][r]
             priors.append(tuple(w))
         return tuple(priors)
 

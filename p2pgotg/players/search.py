@@ -160,9 +160,9 @@ class _After:
     """The position once a candidate move ended one way (`key`), as far as the play-outs
     need it."""
 
-    # (our rank, shown to the opponent, our piece has moved, enemy pid) of each of our
-    # pieces next to an enemy piece
-    pairs: list[tuple[int, bool, bool, int]]
+    # (our rank, shown to the opponent, our piece has moved, enemy pid, our square, the
+    # ranks of our pieces next to that square) of each of our pieces next to an enemy piece
+    pairs: list[tuple[int, bool, bool, int, int, tuple[int, ...]]]
     # (distance to a square next to our flag, enemy pid, enemy square) of enemy pieces
     # within reach of our flag
     near: list[tuple[int, int, int]]
@@ -199,6 +199,8 @@ class SearchPlayer(HeuristicPlayer):
     INTRUDER = 0.4
     #: The opponent challenges only when it expects at least this much.
     OPPONENT_THRESHOLD = 0.3
+    #: Share of our recapture the opponent foresees (it may not know our guard's rank).
+    RECAPTURE_SEEN = 0.7
 
     def __init__(self, side: Side, rng: random.Random, budget: Budget | None = None,
                  style: Style = PLAIN) -> None:
@@ -415,36 +417,48 @@ class SearchPlayer(HeuristicPlayer):
             value -= self.INTRUDER * VALUE[world[pid]]
         if after.near:
             value -= self.style.flag_care * _siege(after, world)
-        # The opponent's reply: the challenge it expects most from, as it sees our pieces.
-        best_guess, guess_value, worst = self.OPPONENT_THRESHOLD, 0.0, 0.0
-        hit = -1
-        for our_rank, shown, moved, enemy in pairs:
+        follow = self.FOLLOW
+        # Our follow-ups: the challenges left to us, best first, as (gain, enemy, our square).
+        ups = sorted(((g, enemy, sq) for our_rank, _, _, enemy, sq, _ in pairs
+                      if (g := GAIN[our_rank][world[enemy]]) > 0.0), reverse=True)
+        best_up = follow * ups[0][0] if ups else 0.0
+        # The opponent's replies: each challenge against one of our pieces, what it costs
+        # us (less our recapture by a piece of ours next to the square, when its piece
+        # won there), and what the opponent expects of it as it sees our pieces.
+        guess = best_up  # the opponent's likely reply; none: we play our best follow-up
+        best_guess = self.OPPONENT_THRESHOLD
+        worst = best_up
+        for our_rank, shown, moved, enemy, sq, defenders in pairs:
             x = world[enemy]
             if x == _FLAG:
                 continue  # a flag does not challenge
             exact = GAIN[x][our_rank]
-            expect = exact if shown else tables.hidden[moved][x]
+            back = 0.0
+            if BEATS[x][our_rank]:
+                for d in defenders:
+                    g = GAIN[d][x]
+                    if g > back:
+                        back = g
+            up = back
+            for g, e, s in ups:
+                if g <= up:
+                    break
+                if e != enemy and s != sq:
+                    up = g
+                    break
+            outcome = follow * up - exact
+            expect = (exact if shown else tables.hidden[moved][x]) - self.RECAPTURE_SEEN * back
             if expect > best_guess:
-                best_guess, guess_value, hit = expect, exact, enemy
-            if exact > worst:
-                worst = exact
-        home = 0.0
+                best_guess, guess = expect, outcome
+            if outcome < worst:
+                worst = outcome
         if their_flag is not None and abs(their_flag // 9 - back_row(self.side.other)) == 1:
             home = self._flag_home_threat(pos, move, key, their_flag)
-        if home > worst:
-            worst = home
-        if home > guess_value:
-            guess_value, hit = home, -2
-        value -= (1.0 - self.PARANOIA) * guess_value + self.PARANOIA * worst
-        # Our follow-up: the best challenge left to us.
-        follow = 0.0
-        for our_rank, _, _, enemy in pairs:
-            if enemy == hit:
-                continue
-            gain = GAIN[our_rank][world[enemy]]
-            if gain > follow:
-                follow = gain
-        value += self.FOLLOW * follow
+            if home > 0.0:
+                outcome = best_up - home
+                guess = min(guess, outcome)
+                worst = min(worst, outcome)
+        value += (1.0 - self.PARANOIA) * guess + self.PARANOIA * worst
         return value if value > -WIN else -WIN  # nothing is worse than losing
 
     def _after(self, pos: Position, move: Move, key: int) -> _After:
@@ -472,10 +486,14 @@ class SearchPlayer(HeuristicPlayer):
         for sq, r in ours.items():
             if r is Rank.FLAG:
                 flag_sq = sq
+            defenders: tuple[int, ...] | None = None
             for n in _NEIGHBOURS[sq]:
                 e = enemies.get(n)
                 if e is not None:
-                    pairs.append((int(r), sq in shown, sq in moved, e.pid))
+                    if defenders is None:
+                        defenders = tuple(int(g) for m in _NEIGHBOURS[sq]
+                                          if (g := ours.get(m)) is not None)
+                    pairs.append((int(r), sq in shown, sq in moved, e.pid, sq, defenders))
         if flag_sq is None:
             return _After(pairs, [], [], 0.0, intruders)
         near = [(d - 1, e.pid, sq) for sq, e in enemies.items()
