@@ -193,6 +193,10 @@ class SearchPlayer(HeuristicPlayer):
     ENDGAME_PIECES = 5
     #: What a step towards the square in front of their flag is worth then.
     INTERCEPT = 1.0
+    #: What a step of our second-nearest piece towards their flag is worth then.
+    SECOND_HUNTER = 0.5
+    #: Their flag next to our piece with every square it could reach next to one of ours.
+    TRAP = 0.4 * WIN
     #: However well hidden our flag, an enemy piece near it may take it on its way.
     SUSPICION_FLOOR = 0.15
     #: Share of its value an enemy piece in our home rows costs us (it eats what is there).
@@ -279,9 +283,12 @@ class SearchPlayer(HeuristicPlayer):
             runs = their_flag is not None and _free_run(pos, their_flag, home, nearest) is not None
             # Few enemy pieces left: stand between their flag and our back row.
             ahead = None
+            hunters: list[tuple[int, int]] = []
             if endgame and their_flag is not None:
                 row = their_flag // 9
                 ahead = their_flag + (9 if home > row else -9 if home < row else 0)
+                hunters = sorted((_DIST[sq][their_flag], sq) for sq, r in pos.my_rank_at.items()
+                                 if r is not Rank.FLAG)[:3]
             for c in candidates:
                 value = self._play_out(pos, tables, c, world, their_flag)
                 if runs and value > -WIN and their_flag is not None:
@@ -290,6 +297,8 @@ class SearchPlayer(HeuristicPlayer):
                     src, dst = c.move.from_square, c.move.to_square
                     if pos.my_rank_at[src] is not Rank.FLAG:
                         value += self.INTERCEPT * (_DIST[src][ahead] - _DIST[dst][ahead])
+                        if their_flag is not None and dst not in pos.enemy_at:
+                            value += self._hunt(pos, hunters, src, dst, their_flag)
                 c.total += value
             worlds += 1
         self.last_worlds = worlds
@@ -382,6 +391,26 @@ class SearchPlayer(HeuristicPlayer):
         if pid < 0:
             return None
         return pos.view.square_of(Piece(pos.opp, pid))
+
+    def _hunt(self, pos: Position, hunters: list[tuple[int, int]], src: int, dst: int,
+              flag_sq: int) -> float:
+        """What our quiet move `src`-`dst` does to the hunt for their flag on `flag_sq`:
+        one piece cannot catch a flag that steps aside each turn, so a second one closing
+        in counts, and a flag left with no square out of our reach is caught next turn."""
+        before = hunters[0][0] + hunters[1][0] if len(hunters) > 1 else 0
+        dists = sorted(d if sq != src else _DIST[dst][flag_sq] for d, sq in hunters)
+        after = dists[0] + dists[1] if len(dists) > 1 else 0
+        value = self.SECOND_HUNTER * (before - after)
+        ours = pos.my_squares - {src} | {dst}
+        if not any(n in ours for n in _NEIGHBOURS[flag_sq]):
+            return value
+        board = pos.board
+        for o in (flag_sq, *_NEIGHBOURS[flag_sq]):
+            if o != flag_sq and (o in ours or (board[o] is not None and o != src)):
+                continue  # the flag cannot go there
+            if not any(n in ours for n in _NEIGHBOURS[o]):
+                return value  # a square out of our reach: it steps there
+        return value + self.TRAP
 
     def _stop_run(self, pos: Position, c: _Candidate, flag_sq: int, nearest: list[int],
                   value: float) -> float:
