@@ -193,6 +193,9 @@ class SearchPlayer(HeuristicPlayer):
     ENDGAME_PIECES = 5
     #: What a step towards the square in front of their flag is worth then.
     INTERCEPT = 1.0
+    #: ... when their flag stands this many rows from our back row or fewer (farther
+    #: off, standing in front of it only shadows it: the hunt below catches it).
+    INTERCEPT_ROWS = 5
     #: What a step of our second-nearest piece towards their flag is worth then.
     SECOND_HUNTER = 0.5
     #: Their flag next to our piece with every square it could reach next to one of ours.
@@ -247,11 +250,17 @@ class SearchPlayer(HeuristicPlayer):
     def offers_draw(self, pos: Position, best_score: float) -> bool:
         """Offer a draw only when behind in a quiet game, or in a long dead one: the
         play-outs convert most endgames the one-ply bot would have agreed to draw."""
-        return pos.quiet_plies >= self.DEAD_PLIES or (
+        return pos.quiet_plies >= self._dead_plies(pos) or (
             self._behind(pos) and pos.quiet_plies >= self.QUIET_DRAW_PLIES)
 
     def accepts_draw(self, pos: Position) -> bool:
-        return pos.quiet_plies >= self.DEAD_PLIES or self._behind(pos)
+        return pos.quiet_plies >= self._dead_plies(pos) or self._behind(pos)
+
+    def _dead_plies(self, pos: Position) -> int:
+        """How long a quiet stretch makes a game dead: twice as long when we are well
+        ahead, since the hunt for their flag may still come good."""
+        ours, theirs = pos.material()
+        return 2 * self.DEAD_PLIES if ours > 1.3 * theirs + 2.0 else self.DEAD_PLIES
 
     @staticmethod
     def _behind(pos: Position) -> bool:
@@ -282,22 +291,24 @@ class SearchPlayer(HeuristicPlayer):
             their_flag = self._flag_square(pos, world)
             runs = their_flag is not None and _free_run(pos, their_flag, home, nearest) is not None
             # Few enemy pieces left: stand between their flag and our back row.
-            ahead = None
+            ahead: int | None = None
             hunters: list[tuple[int, int]] = []
             if endgame and their_flag is not None:
                 row = their_flag // 9
-                ahead = their_flag + (9 if home > row else -9 if home < row else 0)
+                if abs(home - row) <= self.INTERCEPT_ROWS:
+                    ahead = their_flag + (9 if home > row else -9 if home < row else 0)
                 hunters = sorted((_DIST[sq][their_flag], sq) for sq, r in pos.my_rank_at.items()
                                  if r is not Rank.FLAG)[:3]
             for c in candidates:
                 value = self._play_out(pos, tables, c, world, their_flag)
                 if runs and value > -WIN and their_flag is not None:
                     value = self._stop_run(pos, c, their_flag, nearest, value)
-                if ahead is not None:
+                if hunters and their_flag is not None:
                     src, dst = c.move.from_square, c.move.to_square
                     if pos.my_rank_at[src] is not Rank.FLAG:
-                        value += self.INTERCEPT * (_DIST[src][ahead] - _DIST[dst][ahead])
-                        if their_flag is not None and dst not in pos.enemy_at:
+                        if ahead is not None:
+                            value += self.INTERCEPT * (_DIST[src][ahead] - _DIST[dst][ahead])
+                        if dst not in pos.enemy_at:
                             value += self._hunt(pos, hunters, src, dst, their_flag)
                 c.total += value
             worlds += 1
