@@ -11,7 +11,7 @@ from itertools import count
 
 import pytest
 
-from p2pgotg.players import Bot, ClaimFlag, PlayMove, play_match
+from p2pgotg.players import Bot, ClaimFlag, PlayMove, Resign, play_match
 from p2pgotg.players.behaviour import BehaviourBelief, conduct_of
 from p2pgotg.players.belief import Belief, NaiveBelief
 from p2pgotg.players.bot import Budget
@@ -29,6 +29,7 @@ from p2pgotg.rules import (
     Rank,
     RuleOptions,
     Side,
+    neighbours,
     parse_square,
 )
 
@@ -220,3 +221,83 @@ def test_hard_claims_the_win_its_flag_has_earned():
     view.push(Move.parse("a5-a4"))
     flag = view.piece_at(parse_square("e8"))
     assert bot(W, 0, "hard").choose_action(view) == ClaimFlag(flag)
+
+
+# -- what the hard level reads and plays (issue 15: a bot worth playing) ----------------------
+
+
+def _hunt_the_flag(white: dict[str, Rank], flag_at: str, seed: int, plies: int = 40) -> bool:
+    """Hard (White) against a lone Black Flag, shown, that the legacy bot moves from its own
+    view: does hard win within `plies`, by challenging the Flag, by leaving it no move but
+    into its reach (the legacy bot then resigns), or by a flag run of its own?"""
+    hard_view = Game.from_position({**{k: (W, r) for k, r in white.items()},
+                                    flag_at: (B, None)}, W, OPEN)
+    black_view = Game.from_position({**{k: (W, None) for k in white},
+                                     flag_at: (B, Rank.FLAG)}, W, OPEN)
+    flag = hard_view.piece_at(parse_square(flag_at))
+    hard_view.reveal(flag, Rank.FLAG)
+    hard, evader = bot(W, seed, "hard"), bot(B, seed, "legacy")
+    for ply in range(plies):
+        if hard_view.turn is W:
+            action = hard.choose_action(hard_view)
+            if isinstance(action, ClaimFlag):
+                return True
+            assert isinstance(action, PlayMove), (ply, action)
+            if action.move.to_square == hard_view.square_of(flag):
+                return True
+        else:
+            action = evader.choose_action(black_view)
+            if isinstance(action, Resign):
+                return True
+            assert isinstance(action, PlayMove), (ply, action)  # not a claim: it got home
+        hard_view.push(action.move)
+        black_view.push(action.move)
+    return False
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_hard_corners_a_lone_flag_with_two_pieces(seed):
+    """A Flag that steps aside every turn cannot be caught by one piece walking after it
+    (it always steps away from a square next to its hunter); two pieces corner it on its
+    own back row. Hard has two generals near the Black Flag and catches it."""
+    white = {"a1": Rank.FLAG, "g6": Rank.GENERAL_OF_THE_ARMY, "c6": Rank.GENERAL}
+    assert _hunt_the_flag(white, "h8", seed)
+
+
+def test_a_piece_that_walks_up_to_our_shown_five_star_is_likely_a_spy():
+    """Open mode: the opponent has seen our 5-star, and only a Spy beats it. A piece that
+    then walks up to it is far likelier the Spy than one that walks up to a piece of ours
+    it has not seen."""
+    white = {"a1": Rank.FLAG, "e4": Rank.GENERAL_OF_THE_ARMY, "h4": Rank.MAJOR}
+    black = {"e5": Rank.PRIVATE, "c5": Rank.SPY, "i5": Rank.CAPTAIN, "i8": Rank.FLAG}
+    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
+                               **{k: (B, None) for k in black}}, W, OPEN)
+    view.reveal(view.piece_at(parse_square("e5")), Rank.PRIVATE)
+    view.push(Move.parse("e4-e5"))  # our 5-star takes the Private: both ranks shown
+    view.push(Move.parse("c5-d5"))  # up to the shown 5-star
+    view.push(Move.parse("a1-b1"))
+    view.push(Move.parse("i5-i4"))  # up to our Major, never shown
+    hunter, other = view.piece_at(parse_square("d5")), view.piece_at(parse_square("i4"))
+    belief = BehaviourBelief(view, W)
+    assert belief.prob(hunter, Rank.SPY) > 2 * belief.prob(other, Rank.SPY)
+    assert conduct_of(view, B)[hunter.pid].hunts == [Rank.GENERAL_OF_THE_ARMY]
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_hard_does_not_leave_a_piece_to_a_shown_general_unanswered(seed):
+    """Open mode: a shown General stands next to our Colonel, which it beats. Hard either
+    steps the Colonel away or puts our Spy (which beats any General) next to it, so that
+    the General's capture there would be answered."""
+    white = {"a1": Rank.FLAG, "e4": Rank.COLONEL, "c4": Rank.SPY, "h2": Rank.PRIVATE}
+    black = {"e5": Rank.GENERAL, "i8": Rank.FLAG, "a8": Rank.PRIVATE, "c8": Rank.SERGEANT}
+    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
+                               **{k: (B, None) for k in black}}, W, OPEN)
+    general, colonel = view.piece_at(parse_square("e5")), view.piece_at(parse_square("e4"))
+    view.reveal(general, Rank.GENERAL)
+    action = bot(W, seed, "hard").choose_action(view)
+    assert isinstance(action, PlayMove)
+    view.push(action.move)
+    where = view.square_of(colonel)
+    if where is not None and where in neighbours(view.square_of(general)):
+        spies = [view.square_of(p) for p in view.pieces(W) if view.rank_of(p) is Rank.SPY]
+        assert any(sq in neighbours(where) for sq in spies)
