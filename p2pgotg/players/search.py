@@ -155,6 +155,40 @@ def _free_run(pos: Position, start: int, goal_row: int, nearest: list[int],
     return None
 
 
+class _Runs:
+    """Whether the opponent's flag on a square could run home after each of our
+    candidates, worked out once per (flag square, candidate) in a decision: the worlds put
+    their flag on few squares. A move that opens a run counts, not only one that fails to
+    close a run already open."""
+
+    def __init__(self, pos: Position, home: int) -> None:
+        self.pos = pos
+        self.home = home
+        # The nearest and second-nearest distance from our pieces to each square, and the
+        # square of the nearest: enough to take any one piece away.
+        first, second, which = [99] * SQUARES, [99] * SQUARES, [-1] * SQUARES
+        for o in pos.my_squares:
+            row = _DIST[o]
+            for sq in range(SQUARES):
+                d = row[sq]
+                if d < first[sq]:
+                    first[sq], second[sq], which[sq] = d, first[sq], o
+                elif d < second[sq]:
+                    second[sq] = d
+        self.first, self.second, self.which = first, second, which
+        self.cache: dict[tuple[int, int], bool] = {}
+
+    def free_after(self, index: int, move: Move, flag_sq: int) -> bool:
+        key = (flag_sq, index)
+        got = self.cache.get(key)
+        if got is None:
+            src, dst = move.from_square, move.to_square
+            near = [min(s if w == src else f, d) for f, s, w, d in
+                    zip(self.first, self.second, self.which, _DIST[dst], strict=True)]
+            got = self.cache[key] = _free_run(self.pos, flag_sq, self.home, near) is not None
+        return got
+
+
 @dataclass
 class _After:
     """The position once a candidate move ended one way (`key`), as far as the play-outs
@@ -281,15 +315,14 @@ class SearchPlayer(HeuristicPlayer):
             return c.positional, c.move
         tables = _OpponentView(pos)
         endgame = len(pos.enemies) <= self.ENDGAME_PIECES
-        nearest = [min((_DIST[sq][o] for o in pos.my_squares), default=99) for sq in range(SQUARES)]
         home = back_row(self.side.other)  # our own back row: where their flag goes
+        runs = _Runs(pos, home)
         worlds = 0
         while worlds < budget.max_worlds:
             if deadline is not None and worlds >= 2 and budget.clock() >= deadline:
                 break
             world = sample_world(pos.belief, self.rng)
             their_flag = self._flag_square(pos, world)
-            runs = their_flag is not None and _free_run(pos, their_flag, home, nearest) is not None
             # Few enemy pieces left: stand between their flag and our back row.
             ahead: int | None = None
             hunters: list[tuple[int, int]] = []
@@ -299,10 +332,12 @@ class SearchPlayer(HeuristicPlayer):
                     ahead = their_flag + (9 if home > row else -9 if home < row else 0)
                 hunters = sorted((_DIST[sq][their_flag], sq) for sq, r in pos.my_rank_at.items()
                                  if r is not Rank.FLAG)[:3]
-            for c in candidates:
+            for i, c in enumerate(candidates):
                 value = self._play_out(pos, tables, c, world, their_flag)
-                if runs and value > -WIN and their_flag is not None:
-                    value = self._stop_run(pos, c, their_flag, nearest, value)
+                if (their_flag is not None and value > -WIN and c.move.to_square != their_flag
+                        and runs.free_after(i, c.move, their_flag)):
+                    # Their flag can run home where none of our pieces can catch it.
+                    value = max(-WIN, value - 0.8 * WIN)
                 if hunters and their_flag is not None:
                     src, dst = c.move.from_square, c.move.to_square
                     if pos.my_rank_at[src] is not Rank.FLAG:
@@ -422,19 +457,6 @@ class SearchPlayer(HeuristicPlayer):
             if not any(n in ours for n in _NEIGHBOURS[o]):
                 return value  # a square out of our reach: it steps there
         return value + self.TRAP
-
-    def _stop_run(self, pos: Position, c: _Candidate, flag_sq: int, nearest: list[int],
-                  value: float) -> float:
-        """`value` less the game when the opponent's flag, free to run home in this world,
-        is still free after our candidate (taking it, or a piece of ours now in reach)."""
-        move = c.move
-        if move.to_square == flag_sq:
-            return value  # taken (or tried: the play-out counted it)
-        dst = move.to_square
-        closer = [min(n, _DIST[dst][sq]) for sq, n in enumerate(nearest)]
-        if _free_run(pos, flag_sq, back_row(self.side.other), closer) is None:
-            return value
-        return max(-WIN, value - 0.8 * WIN)
 
     def _play_out(self, pos: Position, tables: _OpponentView, c: _Candidate,
                   world: list[int], their_flag: int | None) -> float:
