@@ -5,19 +5,24 @@ follow-up deep, within a time budget.
 One decision:
 
 1. The belief reads the opponent's conduct (`behaviour.BehaviourBelief`): who approaches,
-   who steps away, who never moves, who runs for our back row.
+   who steps away, who never moves, who runs for our back row, and in the open mode which
+   of our shown ranks a piece walks up to (a Spy to our shown 5-star) or steps away from.
 2. Until the budget runs out (`Budget`: worlds, and a deadline), a world is drawn
    (`worlds.sample_world`: a rank for every opponent piece, consistent with all the view
    has seen) and every legal move is played out in it: the exact result of a challenge;
    then the opponent's reply, chosen as the opponent would from *its* view (what our pieces
    have shown it in the open mode, otherwise the mix of ranks we have left), mixed with the
-   reply worst for us (it may guess right); then our best follow-up challenge, discounted
-   (it may still step away). In the same world: how exposed our flag is to the enemy
-   pieces near it (by their ranks in that world, and by how likely the opponent takes that
-   piece for our flag), what enemy pieces in our home rows will eat, whether their flag
-   can run home where none of our pieces can catch it (the test our own flag runs by,
-   `HeuristicPlayer.flag_run`), and with few enemy pieces left, a pull to the square in
-   front of their flag.
+   reply worst for us (it may guess right); a piece of its that wins a challenge next to
+   one of ours that beats it is taken back, and it foresees most of that (so a guard next
+   to a threatened piece is worth something); then our best follow-up challenge,
+   discounted (it may still step away). In the same world: how exposed our flag is to the
+   enemy pieces near it (by their ranks in that world, and by how likely the opponent
+   takes that piece for our flag), what enemy pieces in our home rows will eat, whether
+   their flag could run home after our move where none of our pieces can catch it (the
+   test our own flag runs by, `HeuristicPlayer.flag_run`), and with few enemy pieces
+   left, the hunt for their flag: a piece in front of it once it has left its two back
+   rows, a second piece closing in (one alone only shadows a flag that steps aside), and
+   a move that leaves it no square out of our reach.
 3. A move's score is its mean over the worlds plus its positional terms (the one-ply
    evaluation's pull to targets, no shuffling, what a challenge reveals); a little noise
    breaks ties, so the same position does not always get the same move.
