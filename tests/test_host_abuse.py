@@ -561,3 +561,31 @@ async def test_a_flood_from_one_address_cannot_lock_out_a_joiner_from_another(tm
 def test_strangers_are_counted_per_ipv4_address_or_ipv6_64(address: str, source: str) -> None:
     """Anyone on IPv6 holds a /64 or more: one source per /64, or the bound bounds nothing."""
     assert source_of(address) == source
+
+
+async def test_one_invite_holder_cannot_fill_the_slots_with_games_it_never_begins(tmp_path):
+    """An invite is a bearer token: a holder that opens games and never sends its hello
+    holds at most `pregame_per_source` of them, and the rest stay free for others."""
+    host = Many(tmp_path / "host", max_games=4,
+                admission=AdmissionLimits(pregame_per_source=2))
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+        held: list[FramedChannel] = []
+        with trio.fail_after(SAFETY):
+            for _ in range(2):
+                channel = await tls_channel(invite, source="127.0.0.2")
+                await channel.send(hello_frame(invite.secret, None, 0))
+                check_control(await channel.receive(), "ok")
+                nursery.start_soon(channel.keep_alive)
+                held.append(channel)
+            third = await tls_channel(invite, source="127.0.0.2")
+            await third.send(hello_frame(invite.secret, None, 0))
+            refused = parse_control(await third.receive())
+            await third.aclose()
+            game = await join_game(joiner(invite, tmp_path / "joiner"), bot_until(2))
+        host.stop.set()
+        for channel in held:
+            await channel.aclose()
+    assert refused is not None and refused["ctl"] == "error"
+    assert "2 games from your address have not begun yet" in refused["reason"]
+    assert_clean(game)

@@ -40,6 +40,7 @@ class AdmissionLimits:
     per_address: int = 8  # of those, from one source address
     tls_handshake: float = 10.0  # seconds from accept to a finished TLS handshake
     pregame: float = 120.0  # seconds from accept until the joiner's hello: the game begins
+    pregame_per_source: int = 8  # games admitted but not yet begun, from one source
 
 
 class Ticket:

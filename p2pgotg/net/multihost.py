@@ -123,6 +123,7 @@ class _Game:
     slot: bool = True  # it counts against max_games (until its verdict is known)
     ended: bool = False  # over for good: finished, abandoned or dropped
     begin_by: float = math.inf  # its hellos must be in by then (SPEC 3.4, pre-game limit)
+    source: str = ""  # where its first connection came from (`admission.source_of`)
     wake: trio.Event = field(default_factory=trio.Event)
 
     def __post_init__(self) -> None:
@@ -281,6 +282,17 @@ class _MultiHost:
             self.stats.refused += 1
             await refuse(channel, "this host is not starting new games any more")
             return
+        waiting = sum(1 for g in self.games if g.source == ticket.address and not g.ended
+                      and g.session.peer.flow.game_id is None)
+        if waiting >= self.config.admission.pregame_per_source:
+            # An invite is a bearer token: one holder could otherwise fill every slot with
+            # games it never begins, each for the whole pre-game limit.
+            self.stats.refused += 1
+            self.status(None, f"a new joiner was refused: {waiting} games from its address "
+                        "have not begun yet")
+            await refuse(channel, f"{waiting} games from your address have not begun yet: "
+                         "accept or leave one of them first")
+            return
         if self.active >= self.max_games:
             self.stats.refused_full += 1
             self.status(None, f"a new joiner was refused: {self.max_games} games in progress")
@@ -293,7 +305,8 @@ class _MultiHost:
         session = GameSession(peer, config.save_dir, self.join_secret, config.limits,
                               listen_port=self.listen_port)
         self.numbers += 1
-        game = _Game(self.numbers, session, begin_by=ticket.pregame_deadline)
+        game = _Game(self.numbers, session, begin_by=ticket.pregame_deadline,
+                     source=ticket.address)
         self.games.append(game)
         self.stats.started += 1
         assert self.nursery is not None
