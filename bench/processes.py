@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import resource
 import signal
 import subprocess
 import time
@@ -82,15 +83,18 @@ class HostProcess:
 
 
 def start_host(base: Path, cmd: list[str], env: dict[str, str] | None = None,
-               ready_within: float = 60.0) -> HostProcess:
+               ready_within: float = 60.0, nofile: int | None = None) -> HostProcess:
     """Run `cmd` (a host that prints `invite: CODE`) with its home in `base`/host and its
-    output in `base`/host.out and host.err; return once the invite is printed."""
+    output in `base`/host.out and host.err; return once the invite is printed. With
+    `nofile`, the host's soft limit of open files is that (a bench that raised its own
+    limit can still run the host with the limit an operator's shell would give it)."""
     home = base / "host"
     home.mkdir(parents=True)
     out, err = base / "host.out", base / "host.err"
     env = dict(os.environ if env is None else env, P2PGOTG_HOME=str(home), PYTHONUNBUFFERED="1")
     with open(out, "wb") as o, open(err, "wb") as e:
-        proc = subprocess.Popen(cmd, stdout=o, stderr=e, stdin=subprocess.DEVNULL, env=env)
+        proc = subprocess.Popen(cmd, stdout=o, stderr=e, stdin=subprocess.DEVNULL, env=env,
+                                preexec_fn=None if nofile is None else _soft_nofile(nofile))
     deadline = time.monotonic() + ready_within
     while time.monotonic() < deadline:
         for line in out.read_text().splitlines():
@@ -102,6 +106,25 @@ def start_host(base: Path, cmd: list[str], env: dict[str, str] | None = None,
     proc.kill()
     proc.wait(5)
     raise RuntimeError(f"the host printed no invite: {err.read_text()[-2000:]}")
+
+
+def _soft_nofile(limit: int):
+    """A preexec function that sets the soft RLIMIT_NOFILE to `limit` (within the hard one)."""
+
+    def apply() -> None:
+        _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+        soft = limit if hard == resource.RLIM_INFINITY else min(limit, hard)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+    return apply
+
+
+def tracebacks(path: Path) -> int:
+    """How many Python tracebacks a process wrote to the file `path` (its stderr)."""
+    try:
+        return path.read_text(errors="replace").count("Traceback (most recent call last)")
+    except OSError:
+        return 0
 
 
 def verify_all(paths: list[Path]) -> Counter:
