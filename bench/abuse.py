@@ -142,6 +142,7 @@ class FloodTally:
     open_now: int = 0
     peak_open: int = 0
     chat_files: list[Path] = field(default_factory=list)
+    cpu_s: float = 0.0  # the flood process's own CPU
 
     def record(self, kind: str, outcome: str, held: float, reason: str | None = None) -> None:
         self.outcomes.setdefault(kind, Counter())[outcome] += 1
@@ -161,6 +162,7 @@ class FloodTally:
         self.late += other.late
         self.peak_open += other.peak_open  # (an upper bound of the joint peak)
         self.chat_files += other.chat_files
+        self.cpu_s += other.cpu_s
 
 
 class Refused(Exception):
@@ -386,6 +388,7 @@ def flood_share(plan: list[tuple[int, str]], invite: Invite, start: float, secon
     """A flood process: its share of the connections, until they end or the hard
     `deadline` (wall clock)."""
     tally = FloodTally()
+    cpu0 = cpu_seconds()
 
     async def bounded() -> None:
         with trio.move_on_after(max(0.0, deadline - time.time())):
@@ -393,6 +396,7 @@ def flood_share(plan: list[tuple[int, str]], invite: Invite, start: float, secon
                         level, tally)
 
     trio.run(bounded)
+    tally.cpu_s = cpu_seconds() - cpu0
     return tally
 
 
@@ -405,19 +409,25 @@ class WindowedLatencies(list):
     def __init__(self, start: float, end: float) -> None:
         super().__init__()
         self.start, self.end = start, end
+        self.timed: list[tuple[float, float]] = []  # (when the move started, latency)
 
     def append(self, latency: float) -> None:
-        if self.start <= time.time() - latency <= self.end:
+        began = time.time() - latency
+        if self.start <= began <= self.end:
             super().append(latency)
+            self.timed.append((began, latency))
 
 
 def joiner_share(invite: Invite, n: int, slots: range, base: Path, epoch: float, ramp: float,
                  duration: float, drain: float, think: tuple[float, float], level: str,
-                 window: tuple[float, float], deadline: float) -> Tally:
-    """A joiner process: the real games `slots` (bench/load.py's joiners), from `epoch`."""
+                 window: tuple[float, float], deadline: float
+                 ) -> tuple[Tally, list[tuple[float, float]]]:
+    """A joiner process: the real games `slots` (bench/load.py's joiners), from `epoch`;
+    its tally and its timed moves (when each started, its latency)."""
     tune_collector_for_many_games()  # (it holds many games, like the host)
     tally = Tally()
-    tally.latencies = WindowedLatencies(*window)
+    timed = WindowedLatencies(*window)
+    tally.latencies = timed
     time.sleep(max(0.0, epoch - time.time()))
 
     async def bounded() -> None:
@@ -427,8 +437,8 @@ def joiner_share(invite: Invite, n: int, slots: range, base: Path, epoch: float,
             tally.failures["cut off at the hard deadline"] += 1
 
     trio.run(bounded)
-    tally.latencies = list(tally.latencies)
-    return tally
+    tally.latencies = list(timed)
+    return tally, timed.timed
 
 
 # -- the host ---------------------------------------------------------------------------------
@@ -493,7 +503,7 @@ def run_once(args: argparse.Namespace, flooding: bool, seed: int) -> dict[str, A
     fp = max(1, args.procs) if flooding else 0
     plan = list(enumerate(flood_plan(args.connections, args.mix, seed))) if flooding else []
     sources = [f"127.0.2.{k}" for k in range(1, args.sources + 1)]
-    parts: list[Tally] = []
+    parts: list[tuple[Tally, list[tuple[float, float]]]] = []
     floods: list[FloodTally] = []
     with multiprocessing.get_context("fork").Pool(jp + fp) as pool, \
             Sampler(host.proc.pid) as sampler:
@@ -520,8 +530,10 @@ def run_once(args: argparse.Namespace, flooding: bool, seed: int) -> dict[str, A
             alive_at_end = host.proc.poll() is None
             code = host.stop()
     tally = Tally()
-    for part in parts:
+    timed: list[tuple[float, float]] = []
+    for part, moves in parts:
         tally.merge(part)
+        timed += moves
     flood_tally = FloodTally()
     for f in floods:
         flood_tally.merge(f)
@@ -565,7 +577,7 @@ def run_once(args: argparse.Namespace, flooding: bool, seed: int) -> dict[str, A
             / max(1e-9, cpu_window[-1][0] - cpu_window[0][0]) if len(cpu_window) > 1 else None,
             "alive_until_stopped": alive_at_end and sampler.died_at is None,
             "died_after_s": None if sampler.died_at is None else sampler.died_at - epoch,
-            "exit": code, "tracebacks": tracebacks(host.err),
+            "exit": code, "tracebacks": dict(tracebacks(host.err)),
             "stderr_tail": host.err.read_text(errors="replace")[-600:],
             "output_lines": len(host.out.read_text(errors="replace").splitlines()),
         },
@@ -575,6 +587,10 @@ def run_once(args: argparse.Namespace, flooding: bool, seed: int) -> dict[str, A
         h["rss_growth_mib"] = h["rss_mib_peak"] - h["rss_mib_at_flood_start"]
     else:
         h["rss_growth_mib"] = None
+    result["joiner_loop_lag_ms"] = {q: percentile(tally.lags, p) * 1e3 for q, p in
+                                    (("p50", 50), ("p99", 99), ("max", 100))
+                                    } if tally.lags else {}
+    result["timeline"] = timeline(timed, sampler, flood_start, play_end, args.step)
     if flooding:
         result["flood_figures"] = flood_figures(flood_tally, plan)
     if args.keep:
@@ -584,6 +600,23 @@ def run_once(args: argparse.Namespace, flooding: bool, seed: int) -> dict[str, A
 
         shutil.rmtree(base, ignore_errors=True)
     return result
+
+
+def timeline(timed: list[tuple[float, float]], sampler: Sampler, start: float, end: float,
+             step: float) -> list[dict[str, Any]]:
+    """Every `step` seconds from the flood's start: the moves' p99 and the host's highest
+    RSS and descriptors (to see when a slow stretch or a peak came)."""
+    rows = []
+    t = start
+    while t < end:
+        lat = [x for began, x in timed if t <= began < t + step]
+        samples = sampler.between(t, t + step)
+        rows.append({"from_s": t - start, "moves": len(lat),
+                     "p99_ms": percentile(lat, 99) * 1e3 if lat else None,
+                     "rss_mib": max((x[1] for x in samples), default=None),
+                     "fds": max((x[2] for x in samples), default=None)})
+        t += step
+    return rows
 
 
 def flood_figures(t: FloodTally, plan: list[tuple[int, str]]) -> dict[str, Any]:
@@ -604,7 +637,7 @@ def flood_figures(t: FloodTally, plan: list[tuple[int, str]]) -> dict[str, Any]:
     return {"connections": len(plan), "kinds": kinds, "chats_sent": t.chats_sent,
             "start_late_ms": {"p50": percentile(t.late, 50) * 1e3,
                               "max": max(t.late) * 1e3} if t.late else {},
-            "peak_open_connections": t.peak_open}
+            "peak_open_connections": t.peak_open, "cpu_s": t.cpu_s}
 
 
 # -- reporting ----------------------------------------------------------------------------------
@@ -629,14 +662,23 @@ def report(r: dict[str, Any]) -> None:
           f"{_f(h['cpu_pct_during_flood'])}% of a core during the flood window")
     print(f"  host alive until stopped: {h['alive_until_stopped']}"
           + (f" (died {h['died_after_s']:.0f} s in)" if h["died_after_s"] is not None else "")
-          + f", exit {h['exit']}, {h['tracebacks']} tracebacks, "
-          f"{h['output_lines']} lines of output")
-    if h["tracebacks"]:
+          + f", exit {h['exit']}, {sum(h['tracebacks'].values())} tracebacks on stderr"
+          + (f" {h['tracebacks']}" if h["tracebacks"] else "")
+          + f", {h['output_lines']} lines of output")
+    if h["exit"] != 0 or not h["alive_until_stopped"]:
         print("  host stderr ends: " + h["stderr_tail"].strip().replace("\n", "\n    "))
+    g = r["joiner_loop_lag_ms"]
+    if g:
+        print(f"  the joiners' event-loop lag (their own machine's share): p50 {g['p50']:.1f} "
+              f"ms, p99 {g['p99']:.1f} ms, max {g['max']:.1f} ms")
+    print("  every step from the flood's start (s: moves' p99 ms / host MiB / fds): " + ", ".join(
+        f"{row['from_s']:.0f}: {_f(row['p99_ms'])}/{_f(row['rss_mib'])}/{row['fds']}"
+        for row in r["timeline"]))
     f = r.get("flood_figures")
     if f:
         late = f["start_late_ms"]
         print(f"  flood: {f['connections']} connections, {f['chats_sent']} chats sent, "
+              f"{f['cpu_s']:.1f} s of the flood processes' CPU, "
               f"peak {f['peak_open_connections']} open at once, starts late by p50 "
               f"{late.get('p50', 0):.0f} ms, max {late.get('max', 0):.0f} ms")
         for kind, k in f["kinds"].items():
@@ -689,8 +731,9 @@ def summarize(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
             r["host"]["rss_growth_mib"] is not None
             and r["host"]["rss_growth_mib"] < MAX_RSS_GROWTH_MIB for r in flood) if flood
         else None,
-        "no crash": all(r["host"]["alive_until_stopped"] and r["host"]["exit"] == 0
-                        and not r["host"]["tracebacks"] for r in runs),
+        "no crash (the host alive until stopped, exit 0)": all(
+            r["host"]["alive_until_stopped"] and r["host"]["exit"] == 0 for r in runs),
+        "no traceback on the host's stderr": all(not r["host"]["tracebacks"] for r in runs),
     }
     s["checks"] = checks
     return s
@@ -772,6 +815,8 @@ def main(argv: list[str] | None = None) -> int:
                         metavar=("MIN", "MAX"), help="joiner think time (1.0 2.0)")
     parser.add_argument("--joiner-level", default=SEAT_DEFAULT,
                         help=f"the joiners' bot level ({SEAT_DEFAULT})")
+    parser.add_argument("--step", type=float, default=10.0,
+                        help="the timeline's step, seconds (10)")
     parser.add_argument("--tmp", metavar="DIR", default=None,
                         help="make the temporary folders (transcripts) under DIR")
     parser.add_argument("--keep", action="store_true", help="keep the temporary folders")

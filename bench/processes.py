@@ -119,12 +119,22 @@ def _soft_nofile(limit: int):
     return apply
 
 
-def tracebacks(path: Path) -> int:
-    """How many Python tracebacks a process wrote to the file `path` (its stderr)."""
+def tracebacks(path: Path) -> Counter:
+    """The Python tracebacks a process wrote to the file `path` (its stderr), counted by
+    their last line (the exception)."""
     try:
-        return path.read_text(errors="replace").count("Traceback (most recent call last)")
+        lines = path.read_text(errors="replace").splitlines()
     except OSError:
-        return 0
+        return Counter()
+    found: Counter = Counter()
+    inside = False
+    for line in lines:
+        if line.startswith("Traceback (most recent call last)"):
+            inside = True
+        elif inside and line and not line.startswith(" "):
+            found[line[:120]] += 1
+            inside = False
+    return found
 
 
 def verify_all(paths: list[Path]) -> Counter:
