@@ -97,7 +97,7 @@ REFUSED, CUT, TIMED_OUT, CONNECT_FAILED = "refused", "cut", "timed out", "connec
 CHAT_TEXT = ("abuse " * 50)[:280]  # the longest chat SPEC 2.4 allows
 KEEPALIVE_EVERY = 4.0  # the flood's keepalive connections, under the 5 s SPEC 3.2 asks for
 
-# bench/load.py's failures that are not a refused join but a game still running at the end
+# bench/load.py's failures that are not a refused join but games still running at the end
 UNFINISHED = ("still running at the drain deadline", "cut off at the hard deadline")
 
 # The requirements of issue 13, as the summary checks them.
@@ -460,17 +460,24 @@ class Sampler:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    def stop(self) -> None:
+        """Stop sampling (before the host is stopped: its end is no death)."""
         self._stop.set()
         self._thread.join()
 
     def _run(self) -> None:
-        while not self._stop.is_set():
+        while not self._stop.is_set() and self.died_at is None:
             try:
+                with open(f"/proc/{self.pid}/stat") as f:
+                    state = f.read().rsplit(")", 1)[1].split()[0]
+                if state in ("Z", "X"):  # (exited, not yet reaped: no memory, no files)
+                    raise ProcessLookupError
                 self.samples.append((time.time(), rss_mib(self.pid), fd_count(self.pid),
                                      cpu_seconds(self.pid)))
             except (OSError, IndexError, ValueError):
-                if self.died_at is None:
-                    self.died_at = time.time()
+                self.died_at = time.time()
             self._stop.wait(self.every)
 
     def between(self, start: float, end: float) -> list[tuple[float, float, int, float]]:
@@ -528,6 +535,7 @@ def run_once(args: argparse.Namespace, flooding: bool, seed: int) -> dict[str, A
                 floods.append(fjob.get(max(1.0, deadline + 30 - time.time())))
         finally:
             alive_at_end = host.proc.poll() is None
+            sampler.stop()
             code = host.stop()
     tally = Tally()
     timed: list[tuple[float, float]] = []
@@ -552,9 +560,10 @@ def run_once(args: argparse.Namespace, flooding: bool, seed: int) -> dict[str, A
     first = sampler.at(flood_start)
     after = sampler.at(play_end)
     cpu_window = sampler.between(flood_start, flood_end)
-    unfinished = sum(c for why, c in tally.failures.items() if why in UNFINISHED)
     refused_real = sum(c for why, c in tally.failures.items()
                        if not why.startswith("unclean") and why not in UNFINISHED)
+    # (load.py counts a process cut off at its deadline once, not each game it cut off)
+    unfinished = tally.started - tally.clean - tally.unclean - refused_real
     result: dict[str, Any] = {
         "flood": flooding,
         "games": n, "max_games": n + args.extra, "seconds": seconds, "hold_s": hold,
@@ -646,8 +655,9 @@ def report(r: dict[str, Any]) -> None:
     """One run's figures, in lines a person reads (and the test parses the JSON instead)."""
     real, h = r["real"], r["host"]
     print(f"{'FLOOD' if r['flood'] else 'CALM '} run: {real['started']} real games started, "
-          f"{real['clean']} audited clean, {real['unclean']} unclean, "
-          f"{real['turned_away']} joins turned away, peak {real['peak_in_play']} in play"
+          f"{real['clean']} audited clean, {real['unclean']} unclean, {real['unfinished']} "
+          f"unfinished at the deadline, {real['turned_away']} joins turned away, peak "
+          f"{real['peak_in_play']} in play"
           + (f"; failures {real['failures']}" if real["failures"] else ""))
     print(f"  verify: {r['verify']}")
     lat = r["latency_ms"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import resource
 import signal
 import subprocess
@@ -119,21 +120,36 @@ def _soft_nofile(limit: int):
     return apply
 
 
+_EXCEPTION = re.compile(r"[A-Za-z_][\w.]*(Error|Exception|Group|Exit|Interrupt)\b")
+_TRACEBACK = ("Traceback (most recent call last)",
+              "  + Exception Group Traceback (most recent call last)")
+
+
 def tracebacks(path: Path) -> Counter:
     """The Python tracebacks a process wrote to the file `path` (its stderr), counted by
-    their last line (the exception)."""
+    their last exception line (an exception group's last leaf)."""
     try:
         lines = path.read_text(errors="replace").splitlines()
     except OSError:
         return Counter()
     found: Counter = Counter()
-    inside = False
+    last: str | None = None  # inside a traceback: its last exception line so far
     for line in lines:
-        if line.startswith("Traceback (most recent call last)"):
-            inside = True
-        elif inside and line and not line.startswith(" "):
-            found[line[:120]] += 1
-            inside = False
+        if line.startswith(_TRACEBACK):
+            if last is not None:
+                found[last] += 1
+            last = "(no exception line)"
+            continue
+        if last is None:
+            continue
+        bare = line.lstrip(" |+-")
+        if _EXCEPTION.match(bare):
+            last = bare[:120]
+        if line and not line[0].isspace():  # (a line of its own: the traceback is over)
+            found[last] += 1
+            last = None
+    if last is not None:
+        found[last] += 1
     return found
 
 
