@@ -18,7 +18,9 @@ not make the flood look easier than it is). The flood's kinds (`--mix`, weights)
 - oversized: TLS and a frame announcing 2 GiB, then junk; before `hi` for half of them,
   after a valid `hi` for the others;
 - chat: an admitted joiner (a real game, the invite's secret) that sends `--chats` signed
-  280-character chat messages as fast as its session takes them, then resigns.
+  280-character chat messages as fast as its session takes them, then resigns. Its
+  program ignores SPEC 2.10's chat limit (p2pgotg's own never signs a chat over it; an
+  attacker's does), so the host is what has to stop it.
 
 Each flood connection is held at most `--hold` seconds (longer than every limit the host
 should enforce: its TLS handshake, its `hi` deadline, its silence limit), and ends
@@ -148,7 +150,7 @@ class FloodTally:
         self.outcomes.setdefault(kind, Counter())[outcome] += 1
         self.held.setdefault(f"{kind}/{outcome}", []).append(held)
         if reason is not None:
-            self.reasons.setdefault(kind, Counter())[reason[:70]] += 1
+            self.reasons.setdefault(kind, Counter())[reason[:110]] += 1
 
     def merge(self, other: FloodTally) -> None:
         for kind, c in other.outcomes.items():
@@ -339,28 +341,67 @@ def chat_seat(rng: random.Random, chats: int, tally: FloodTally, level: str):
     return run
 
 
+def ignore_own_chat_limit() -> None:
+    """Make this process's joiners hostile: p2pgotg's Peer refuses to sign an 11th chat line
+    in a row (SPEC 2.10), an attacker's program does not. Only the flood's own processes do
+    this (the real joiners run in others); a p2pgotg without the limit has nothing to
+    undo."""
+    import p2pgotg.protocol.flow as flow_module
+    import p2pgotg.protocol.peer as peer_module
+
+    if hasattr(peer_module, "CHATS_IN_A_ROW"):
+        peer_module.CHATS_IN_A_ROW = sys.maxsize  # type: ignore[attr-defined]
+    judge = getattr(flow_module, "over_limit", None)
+    if judge is not None:
+        def lenient(type_: str, seq: int, chats_in_a_row: int) -> Any:
+            return judge(type_, seq, 0 if type_ == "chat" else chats_in_a_row)
+
+        flow_module.over_limit = lenient  # type: ignore[attr-defined]
+
+
 async def _chat_flood(index: int, invite: Invite, base: Path, chats: int, hold: float,
                       level: str, tally: FloodTally) -> None:
-    """One chat-flooding joiner: a whole game, at most `hold` + 60 s."""
+    """One chat-flooding joiner: a whole game, at most `hold` + 60 s. It stops at the first
+    connection it loses (it has no game worth coming back to): `cut`, with the words it
+    was given."""
     t0 = trio.current_time()
-    config = JoinConfig(Ed25519PrivateKey.generate(), invite, base / "chat" / str(index),
-                        Limits(), resume=False, give_up=hold)
+    folder = base / "chat" / str(index)
+    config = JoinConfig(Ed25519PrivateKey.generate(), invite, folder, Limits(), resume=False,
+                        give_up=hold)
     outcome, reason = TIMED_OUT, None
-    with trio.move_on_after(hold + 60.0):
+    said: list[str] = []
+
+    async def play(cancel_scope: trio.CancelScope) -> None:
+        nonlocal outcome, reason
         try:
             session = await join_game(config, chat_seat(random.Random(index), chats, tally,
-                                                        level))
+                                                        level), on_status=said.append)
         except (SessionError, NetError) as exc:
             outcome, reason = REFUSED, ascii(str(exc))
         except Exception as exc:  # noqa: BLE001  (a surprise is a figure, not the bench's end)
             outcome, reason = "client error", ascii(f"{type(exc).__name__}: {exc}")
         else:
-            if session.path is not None:
-                tally.chat_files.append(session.path)
             verdict = session.verdict
             outcome = "finished clean" if verdict is not None and verdict.clean else "ended"
             if outcome == "ended":
                 reason = ascii(verdict.describe() if verdict else str(session.peer.failed))
+        cancel_scope.cancel()
+
+    async def watch(cancel_scope: trio.CancelScope) -> None:
+        nonlocal outcome, reason
+        while True:
+            lost = [line for line in said if line != "connected to the host"]
+            if lost:
+                outcome, reason = CUT, ascii(lost[0])
+                cancel_scope.cancel()
+                return
+            await trio.sleep(0.1)
+
+    with trio.move_on_after(hold + 60.0):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(play, nursery.cancel_scope)
+            nursery.start_soon(watch, nursery.cancel_scope)
+    tally.chat_files += sorted(folder.glob("*.gtr"))
     tally.record("chat", outcome, trio.current_time() - t0, reason)
 
 
@@ -387,6 +428,7 @@ def flood_share(plan: list[tuple[int, str]], invite: Invite, start: float, secon
                 level: str, deadline: float) -> FloodTally:
     """A flood process: its share of the connections, until they end or the hard
     `deadline` (wall clock)."""
+    ignore_own_chat_limit()
     tally = FloodTally()
     cpu0 = cpu_seconds()
 
@@ -512,7 +554,8 @@ def run_once(args: argparse.Namespace, flooding: bool, seed: int) -> dict[str, A
     sources = [f"127.0.2.{k}" for k in range(1, args.sources + 1)]
     parts: list[tuple[Tally, list[tuple[float, float]]]] = []
     floods: list[FloodTally] = []
-    with multiprocessing.get_context("fork").Pool(jp + fp) as pool, \
+    # (one task a worker: a flood worker's hostile joiners never lend it to a real one)
+    with multiprocessing.get_context("fork").Pool(jp + fp, maxtasksperchild=1) as pool, \
             Sampler(host.proc.pid) as sampler:
         epoch = time.time() + 1.0
         flood_start, flood_end = epoch + ramp, epoch + ramp + seconds
@@ -688,9 +731,9 @@ def report(r: dict[str, Any]) -> None:
     if f:
         late = f["start_late_ms"]
         print(f"  flood: {f['connections']} connections, {f['chats_sent']} chats sent, "
-              f"{f['cpu_s']:.1f} s of the flood processes' CPU, "
-              f"peak {f['peak_open_connections']} open at once, starts late by p50 "
-              f"{late.get('p50', 0):.0f} ms, max {late.get('max', 0):.0f} ms")
+              f"{f['cpu_s']:.1f} s of the flood processes' CPU, peak "
+              f"{f['peak_open_connections']} raw connections open at once, starts late by "
+              f"p50 {late.get('p50', 0):.0f} ms, max {late.get('max', 0):.0f} ms")
         for kind, k in f["kinds"].items():
             held = ", ".join(f"{o} {k['outcomes'][o]} (held {v['median']:.1f} s median, "
                              f"{v['max']:.1f} max)" for o, v in k["held_s"].items())
