@@ -23,9 +23,10 @@ not make the flood look easier than it is). The flood's kinds (`--mix`, weights)
   attacker's does), so the host is what has to stop it.
 
 Each flood connection is held at most `--hold` seconds (longer than every limit the host
-should enforce: its TLS handshake, its `hi` deadline, its silence limit), and ends
+should enforce: its TLS handshake, its `hi` deadline, its silence limit), a keepalive one
+`--keepalive-hold` (longer than a pre-game limit of two minutes), and ends
 `refused` (an `error` frame, or the connect refused), `cut` (closed with no reason), `timed
-out` (still open at our `--hold`: the host never let go) or `connect failed`. The play goes
+out` (still open at our cap: the host never let go) or `connect failed`. The play goes
 on `--hold` seconds after the last flood connection starts, so that the host is measured
 once every flood connection is gone; then every joiner resigns, the audits complete, the
 host gets SIGINT, and every transcript on both sides is replayed (`verify`).
@@ -304,10 +305,11 @@ async def _one(kind: str, index: int, invite: Invite, source: str, hold: float,
     tally.record(kind, outcome, trio.current_time() - t0, reason)
 
 
-def chat_seat(rng: random.Random, chats: int, tally: FloodTally, level: str):
+def chat_seat(rng: random.Random, chats: int, tally: FloodTally, level: str,
+              sent_here: list[int]):
     """A joiner that floods chat: once both hellos are out it sends `chats` chat messages
     as fast as its session takes them (yielding every 20), plays its setup as the bot, and
-    resigns as soon as the play begins."""
+    resigns as soon as the play begins. `sent_here[0]` counts its chats."""
     bot = BotSeat(rng, level)
 
     async def run(session: GameSession) -> None:
@@ -324,6 +326,7 @@ def chat_seat(rng: random.Random, chats: int, tally: FloodTally, level: str):
                         sent = chats  # (the game is over: nothing more to say)
                         break
                     sent += 1
+                    sent_here[0] += 1
                     tally.chats_sent += 1
                 await trio.sleep(0)
                 continue
@@ -363,7 +366,8 @@ def ignore_own_chat_limit() -> None:
 
 async def _chat_flood(index: int, invite: Invite, base: Path, chats: int, hold: float,
                       level: str, tally: FloodTally) -> None:
-    """One chat-flooding joiner: a whole game, at most `hold` + 60 s. It stops at the first
+    """One chat-flooding joiner: a whole game, at most `hold` + 60 s. Until it has begun
+    its flood it tries again as any joiner does; after that it stops at the first
     connection it loses (it has no game worth coming back to): `cut`, with the words it
     was given."""
     t0 = trio.current_time()
@@ -372,12 +376,13 @@ async def _chat_flood(index: int, invite: Invite, base: Path, chats: int, hold: 
                         give_up=hold)
     outcome, reason = TIMED_OUT, None
     said: list[str] = []
+    sent = [0]
 
     async def play(cancel_scope: trio.CancelScope) -> None:
         nonlocal outcome, reason
         try:
             session = await join_game(config, chat_seat(random.Random(index), chats, tally,
-                                                        level), on_status=said.append)
+                                                        level, sent), on_status=said.append)
         except (SessionError, NetError) as exc:
             outcome, reason = REFUSED, ascii(str(exc))
         except Exception as exc:  # noqa: BLE001  (a surprise is a figure, not the bench's end)
@@ -391,8 +396,11 @@ async def _chat_flood(index: int, invite: Invite, base: Path, chats: int, hold: 
 
     async def watch(cancel_scope: trio.CancelScope) -> None:
         nonlocal outcome, reason
+        seen = 0
         while True:
-            lost = [line for line in said if line != "connected to the host"]
+            if not sent[0]:
+                seen = len(said)  # (not flooding yet: a lost connection is tried again)
+            lost = [line for line in said[seen:] if line != "connected to the host"]
             if lost:
                 outcome, reason = CUT, ascii(lost[0])
                 cancel_scope.cancel()
@@ -408,7 +416,7 @@ async def _chat_flood(index: int, invite: Invite, base: Path, chats: int, hold: 
 
 
 async def flood(plan: list[tuple[int, str]], invite: Invite, start: float, seconds: float,
-                total: int, sources: list[str], hold: float, chats: int, base: Path,
+                total: int, sources: list[str], holds: dict[str, float], chats: int, base: Path,
                 level: str, tally: FloodTally) -> None:
     """Start this process's share of the flood, connection i at `start` (wall clock) +
     i * `seconds` / `total`, and wait for every one to end."""
@@ -419,15 +427,16 @@ async def flood(plan: list[tuple[int, str]], invite: Invite, start: float, secon
             await trio.sleep_until(due)
             tally.late.append(trio.current_time() - due)
             if kind == "chat":
-                nursery.start_soon(_chat_flood, i, invite, base, chats, hold, level, tally)
-            else:
-                nursery.start_soon(_one, kind, i, invite, sources[i % len(sources)], hold,
+                nursery.start_soon(_chat_flood, i, invite, base, chats, holds[kind], level,
                                    tally)
+            else:
+                nursery.start_soon(_one, kind, i, invite, sources[i % len(sources)],
+                                   holds[kind], tally)
 
 
 def flood_share(plan: list[tuple[int, str]], invite: Invite, start: float, seconds: float,
-                total: int, sources: list[str], hold: float, chats: int, base: Path,
-                level: str, deadline: float) -> FloodTally:
+                total: int, sources: list[str], holds: dict[str, float], chats: int,
+                base: Path, level: str, deadline: float) -> FloodTally:
     """A flood process: its share of the connections, until they end or the hard
     `deadline` (wall clock)."""
     ignore_own_chat_limit()
@@ -436,7 +445,7 @@ def flood_share(plan: list[tuple[int, str]], invite: Invite, start: float, secon
 
     async def bounded() -> None:
         with trio.move_on_after(max(0.0, deadline - time.time())):
-            await flood(plan, invite, start, seconds, total, sources, hold, chats, base,
+            await flood(plan, invite, start, seconds, total, sources, holds, chats, base,
                         level, tally)
 
     trio.run(bounded)
@@ -550,7 +559,9 @@ def run_once(args: argparse.Namespace, flooding: bool, seed: int) -> dict[str, A
     load_before = os.getloadavg()[0]
     n, seconds, hold, ramp = args.games, args.seconds, args.hold, args.ramp
     duration = seconds + hold  # the play goes on until every flood connection is gone
-    hard = ramp + duration + args.drain + 120
+    holds = {kind: args.keepalive_hold if kind == "keepalive" else hold for kind in KINDS}
+    last = ramp + seconds + max(holds.values()) + 60  # (the chat flooders' cap is hold + 60)
+    hard = max(ramp + duration + args.drain, last) + 60
     jp = max(1, args.joiner_procs)
     fp = max(1, args.procs) if flooding else 0
     plan = list(enumerate(flood_plan(args.connections, args.mix, seed))) if flooding else []
@@ -571,7 +582,7 @@ def run_once(args: argparse.Namespace, flooding: bool, seed: int) -> dict[str, A
                                                   window, deadline))
                   for k in range(jp)]
         f_jobs = [pool.apply_async(flood_share, (plan[k::fp], host.invite, flood_start,
-                                                 seconds, len(plan), sources, hold, args.chats,
+                                                 seconds, len(plan), sources, holds, args.chats,
                                                  base, args.joiner_level, deadline))
                   for k in range(fp)]
         try:
@@ -612,7 +623,7 @@ def run_once(args: argparse.Namespace, flooding: bool, seed: int) -> dict[str, A
     unfinished = tally.started - tally.clean - tally.unclean - refused_real
     result: dict[str, Any] = {
         "flood": flooding,
-        "games": n, "max_games": n + args.extra, "seconds": seconds, "hold_s": hold,
+        "games": n, "max_games": n + args.extra, "seconds": seconds, "hold_s": holds,
         "host_nofile": args.host_nofile,
         "machine_load": [load_before, os.getloadavg()[0]],  # 1-minute load, start and end
         "real": {"started": tally.started, "clean": tally.clean, "unclean": tally.unclean,
@@ -866,6 +877,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hold", type=float, default=40.0,
                         help="a flood connection gives up after this many seconds (40: "
                         "beyond the host's handshake and silence limits)")
+    parser.add_argument("--keepalive-hold", type=float, default=150.0,
+                        help="a keepalive-only connection gives up after this many seconds "
+                        "(150: beyond a two-minute pre-game limit)")
     parser.add_argument("--chats", type=int, default=500,
                         help="chat messages each chat-flooding joiner sends (500)")
     parser.add_argument("--sources", type=int, default=64,
@@ -898,7 +912,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{platform.python_version()}; {args.games} real games (max-games "
           f"{args.games + args.extra}), flood {args.connections} connections over "
           f"{args.seconds:g} s from {args.procs} processes and {args.sources} addresses, "
-          f"held at most {args.hold:g} s; host soft limit {args.host_nofile or hard} files",
+          f"held at most {args.hold:g} s ({args.keepalive_hold:g} s keepalive-only); host "
+          f"soft limit {args.host_nofile or hard} files",
           flush=True)
     rounds: list[dict[str, dict[str, Any]]] = []
     for k in range(args.rounds):

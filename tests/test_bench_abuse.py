@@ -20,8 +20,9 @@ def test_abuse_bench_reports_its_figures(tmp_path: Path) -> None:
     out = tmp_path / "abuse.json"
     run = subprocess.run(
         [sys.executable, str(ROOT / "bench" / "abuse.py"), "--games", "2", "--connections",
-         "60", "--seconds", "3", "--hold", "3", "--ramp", "1", "--drain", "30", "--chats",
-         "50", "--sources", "4", "--procs", "1", "--joiner-procs", "1", "--no-calm",
+         "60", "--seconds", "3", "--hold", "3", "--keepalive-hold", "3", "--ramp", "1",
+         "--drain", "30", "--chats", "50", "--sources", "4", "--procs", "1",
+         "--joiner-procs", "1", "--no-calm",
          "--tmp", str(tmp_path), "--json", str(out)],
         capture_output=True, text=True, timeout=180, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-3000:]
