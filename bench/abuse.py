@@ -712,10 +712,11 @@ def flood_figures(t: FloodTally, plan: list[tuple[int, str]]) -> dict[str, Any]:
 def report(r: dict[str, Any]) -> None:
     """One run's figures, in lines a person reads (and the test parses the JSON instead)."""
     real, h = r["real"], r["host"]
-    print(f"{'FLOOD' if r['flood'] else 'CALM '} run: {real['started']} real games started, "
-          f"{real['clean']} audited clean, {real['unclean']} unclean, {real['unfinished']} "
-          f"unfinished at the deadline, {real['turned_away']} joins turned away, peak "
-          f"{real['peak_in_play']} in play"
+    print(f"{'FLOOD' if r['flood'] else 'CALM '} run: {real['started']} real joins, "
+          f"{real['clean']} games audited clean, {real['unclean']} unclean, "
+          f"{real['unfinished']} unfinished at the deadline, {real['turned_away']} joins "
+          f"turned away (a joiner tries again a second later), peak {real['peak_in_play']} "
+          "in play"
           + (f"; failures {real['failures']}" if real["failures"] else ""))
     print(f"  verify: {r['verify']}; the machine's load average {r['machine_load'][0]:.1f} "
           f"at the start, {r['machine_load'][1]:.1f} at the end ({os.cpu_count()} cores)")
@@ -800,7 +801,7 @@ def summarize(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
     }
     checks = {
         "every real game audited clean": all(_all_clean(r) for r in runs),
-        "no real joiner turned away": all(r["real"]["turned_away"] == 0 for r in runs),
+        "no real join turned away": all(r["real"]["turned_away"] == 0 for r in runs),
         f"p99 with the flood within {MAX_P99_RATIO:g}x": (
             s["p99_ratio"] is not None and s["p99_ratio"] <= MAX_P99_RATIO) if ratios else None,
         f"host RSS growth under {MAX_RSS_GROWTH_MIB:g} MiB"
