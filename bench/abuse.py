@@ -34,7 +34,8 @@ host gets SIGINT, and every transcript on both sides is replayed (`verify`).
 Each round runs the same thing twice, with and without the flood (alternating which goes
 first), and compares them. Measured and checked against issue 13's requirements:
 
-- every real game finishes audited clean, on both sides, and no real joiner is turned away;
+- every real game finishes audited clean, on both sides (and, beyond the issue's four, no
+  real joiner is turned away: the flood's invite holders may fill the spare slots);
 - the real games' p99 move latency (bench/load.py's measure: a joiner's move until the
   host's answer is applied on its side, moves started while the flood runs) is at most
   2x the same window of the run without the flood;
@@ -801,7 +802,8 @@ def summarize(rounds: list[dict[str, dict[str, Any]]]) -> dict[str, Any]:
     }
     checks = {
         "every real game audited clean": all(_all_clean(r) for r in runs),
-        "no real join turned away": all(r["real"]["turned_away"] == 0 for r in runs),
+        "no real join turned away (beyond issue 13's four)": all(
+            r["real"]["turned_away"] == 0 for r in runs),
         f"p99 with the flood within {MAX_P99_RATIO:g}x": (
             s["p99_ratio"] is not None and s["p99_ratio"] <= MAX_P99_RATIO) if ratios else None,
         f"host RSS growth under {MAX_RSS_GROWTH_MIB:g} MiB"
