@@ -12,13 +12,20 @@ from typing import Any
 LOOPBACK_NAMES = {"localhost"}
 
 
-def add_host_arguments(p: argparse.ArgumentParser) -> None:
+def _add_reaching_out(p: argparse.ArgumentParser, port_map_help: str,
+                      ) -> argparse._ArgumentGroup:
+    """The options of everything that hosts: STUN servers and port mapping."""
     g = p.add_argument_group("reaching the other player (SPEC 3.7-3.8)")
     g.add_argument("--stun", action="append", default=None, metavar="HOST:PORT",
                    help="a STUN server (TCP) to learn your public address; repeat for more; "
                    "'off' for none (default: two public servers)")
-    g.add_argument("--no-port-map", action="store_true",
-                   help="do not ask the router to forward a port (PCP, NAT-PMP, UPnP-IGD)")
+    g.add_argument("--no-port-map", action="store_true", help=port_map_help)
+    return g
+
+
+def add_host_arguments(p: argparse.ArgumentParser) -> None:
+    g = _add_reaching_out(
+        p, "do not ask the router to forward a port (PCP, NAT-PMP, UPnP-IGD)")
     g.add_argument("--reply", default=None, metavar="CODE",
                    help="give the host running on this computer the reply code a joiner "
                    "sent you, so that both punch through your NATs")
@@ -32,12 +39,7 @@ def add_join_arguments(p: argparse.ArgumentParser) -> None:
 
 def add_start_arguments(p: argparse.ArgumentParser) -> None:
     """The start screen hosts and joins as `host` and `join` do, so it takes their options."""
-    g = p.add_argument_group("reaching the other player (SPEC 3.7-3.8)")
-    g.add_argument("--stun", action="append", default=None, metavar="HOST:PORT",
-                   help="a STUN server (TCP) to learn your public address; repeat for more; "
-                   "'off' for none (default: two public servers)")
-    g.add_argument("--no-port-map", action="store_true",
-                   help="when hosting, do not ask the router to forward a port")
+    _add_reaching_out(p, "when hosting, do not ask the router to forward a port")
 
 
 def stun_servers(args: argparse.Namespace) -> list[tuple[str, int]] | None:

@@ -62,21 +62,28 @@ def test_every_row_of_the_threat_table_has_a_transcript() -> None:
     assert exits <= {e["exit"] for e in EXPECTED.values()}
 
 
-def _short_game(tmp_path: Path) -> Path:
-    pair = Pair.new(seed="short")
-    pair.handshake(rng=random.Random(11))
-    rng = random.Random(11)
-    for _ in range(4):
+def _played_game(tmp_path: Path, name: str, seed: int, moves: int, resign: bool) -> Path:
+    """A real game's host transcript: the handshake, `moves` random moves, then the
+    joiner's resignation and both audits if `resign`."""
+    pair = Pair.new(seed=name)
+    pair.handshake(rng=random.Random(seed))
+    rng = random.Random(seed)
+    for _ in range(moves):
         mover = pair.host if pair.host.my_turn else pair.joiner
         mover.move(rng.choice(mover.view.legal_moves))
         pair.deliver()
-    pair.joiner.resign()
-    pair.deliver()
-    path = tmp_path / "short.gtr"
+    if resign:
+        pair.joiner.resign()
+        pair.deliver()
+    path = tmp_path / f"{name}.gtr"
     f = TranscriptFile.create(path, HOST, pair.host.public_key)
     f.append(pair.host.take_records())
     f.close()
     return path
+
+
+def _short_game(tmp_path: Path) -> Path:
+    return _played_game(tmp_path, "short", seed=11, moves=4, resign=True)
 
 
 def test_a_transcript_file_is_owner_only_and_verifies(tmp_path: Path) -> None:
@@ -143,18 +150,7 @@ def test_a_torn_tail_is_cut_when_the_owner_reopens(tmp_path: Path) -> None:
 
 def _unfinished_game(tmp_path: Path) -> Path:
     """A real game in play: both sides' setups revealed and a few moves made."""
-    pair = Pair.new(seed="torn")
-    pair.handshake(rng=random.Random(5))
-    rng = random.Random(5)
-    for _ in range(6):
-        mover = pair.host if pair.host.my_turn else pair.joiner
-        mover.move(rng.choice(mover.view.legal_moves))
-        pair.deliver()
-    path = tmp_path / "torn.gtr"
-    f = TranscriptFile.create(path, HOST, pair.host.public_key)
-    f.append(pair.host.take_records())
-    f.close()
-    return path
+    return _played_game(tmp_path, "torn", seed=5, moves=6, resign=False)
 
 
 def _tear(path: Path) -> None:
