@@ -13,7 +13,8 @@ plays White in even games and Black in odd ones. `raid:L` sends the scripted gen
 when every game went one way); a raid rate's interval is Wilson's. Decision times are wall
 time inside `choose_action` on one core (the machine's other load included: run one
 benchmark at a time, and read the median before the p99). `--out FILE` appends each
-pairing's figures as a JSON line.
+pairing's figures as a JSON line; `--start N` begins at game N (to split a run over
+processes).
 """
 
 from __future__ import annotations
@@ -93,7 +94,8 @@ def timing(times: list[float]) -> dict:
     }
 
 
-def run_pairing(pairing: str, games: int, mode: ChallengeMode, max_plies: int = 1000) -> dict:
+def run_pairing(pairing: str, games: int, mode: ChallengeMode, max_plies: int = 1000,
+                start_game: int = 0) -> dict:
     first, second = pairing.split(":")
     options = RuleOptions(challenge_mode=mode)
     results: Counter[str] = Counter()
@@ -101,7 +103,7 @@ def run_pairing(pairing: str, games: int, mode: ChallengeMode, max_plies: int = 
     times: dict[str, list[float]] = {first: [], second: []}
     plies = 0
     start = time.perf_counter()
-    for g in range(games):
+    for g in range(start_game, start_game + games):
         side = Side(g % 2)
         if first.startswith("raid"):
             a = RaidPlayer(side, random.Random(g), through=first == "raid-through")
@@ -121,7 +123,8 @@ def run_pairing(pairing: str, games: int, mode: ChallengeMode, max_plies: int = 
         endings[r.outcome.termination.value if r.outcome else "ply cap"] += 1
         plies += r.plies
     out: dict = {
-        "pairing": pairing, "mode": mode.value, "games": games, "results": dict(results),
+        "pairing": pairing, "mode": mode.value, "games": games, "start": start_game,
+        "results": dict(results),
         "endings": dict(endings), "mean_plies": plies / games,
         "seconds": time.perf_counter() - start,
         "timing": {level: timing(t) for level, t in times.items() if t},
@@ -159,10 +162,12 @@ def main(argv: list[str] | None = None) -> None:
                         help="levels (easy, normal, hard, legacy, random) or raid:LEVEL")
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--mode", choices=[m.value for m in ChallengeMode], default="open")
+    parser.add_argument("--start", type=int, default=0,
+                        help="the first game's number (split a run over processes)")
     parser.add_argument("--out", type=Path, default=None, help="append JSON lines here")
     args = parser.parse_args(argv)
     for pairing in args.pairings:
-        out = run_pairing(pairing, args.games, ChallengeMode(args.mode))
+        out = run_pairing(pairing, args.games, ChallengeMode(args.mode), start_game=args.start)
         print(describe(out), flush=True)
         if args.out is not None:
             with args.out.open("a") as f:
