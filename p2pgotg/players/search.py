@@ -602,8 +602,8 @@ class SearchPlayer(HeuristicPlayer):
 
 def _siege(after: _After, world: list[int]) -> float:
     """How much our flag stands to lose to the enemy pieces near it, in `world`: each
-    may reach it by its distance, less likely when one of our pieces that beats it stands
-    within two squares of it."""
+    may reach it by its distance, less likely when one of our pieces that beats it can
+    step next to it before it gets there (none can when it stands next to our flag)."""
     safe = 1.0
     guards = after.guards
     for d, pid, esq in after.near:
@@ -611,10 +611,12 @@ def _siege(after: _After, world: list[int]) -> float:
         if x == _FLAG:
             continue
         p = _SIEGE[d]
-        for gsq, gr in guards:
-            if BEATS[gr][x] and _distance(gsq, esq) <= 2:
-                p *= 0.35
-                break
+        if d > 0:  # next to our flag already, it takes it before any guard can move
+            for gsq, gr in guards:
+                # a guard that can step next to it before it reaches our flag
+                if BEATS[gr][x] and _DIST[gsq][esq] <= d + 1:
+                    p *= 0.35
+                    break
         safe *= 1.0 - p
     return WIN * after.suspicion * (1.0 - safe)
 
