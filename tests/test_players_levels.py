@@ -301,3 +301,23 @@ def test_hard_does_not_leave_a_piece_to_a_shown_general_unanswered(seed):
     if where is not None and where in neighbours(view.square_of(general)):
         spies = [view.square_of(p) for p in view.pieces(W) if view.rank_of(p) is Rank.SPY]
         assert any(sq in neighbours(where) for sq in spies)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_hard_saves_its_flag_from_a_shown_general_beside_it_rather_than_guard_from_afar(seed):
+    """Open mode: a shown Lieutenant General has eaten its way to b1, next to our Flag on
+    a1; our Spy on d1 could step next to it, but the General takes the Flag first. Only
+    the Flag stepping to a2, out of its reach, saves the game this turn."""
+    white = {"a1": Rank.FLAG, "d1": Rank.SPY, "e1": Rank.PRIVATE, "f1": Rank.SERGEANT,
+             "g1": Rank.PRIVATE, "h1": Rank.CAPTAIN, "i1": Rank.PRIVATE, "f3": Rank.MAJOR}
+    black = {"b1": Rank.LIEUTENANT_GENERAL, "i8": Rank.FLAG, "a8": Rank.PRIVATE,
+             "c8": Rank.SERGEANT}
+    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
+                               **{k: (B, None) for k in black}}, W, OPEN)
+    general = view.piece_at(parse_square("b1"))
+    view.reveal(general, Rank.LIEUTENANT_GENERAL)
+    flag = view.piece_at(parse_square("a1"))
+    action = bot(W, seed, "hard").choose_action(view)
+    assert isinstance(action, PlayMove | OfferDraw)
+    view.push(action.move)
+    assert view.square_of(flag) not in neighbours(view.square_of(general))
