@@ -243,6 +243,9 @@ class SearchPlayer(HeuristicPlayer):
     SUSPICION_FLOOR = 0.15
     #: Share of its value an enemy piece in our home rows costs us (it eats what is there).
     INTRUDER = 0.4
+    #: Share counted of what an enemy piece that just won a challenge eats next, when we
+    #: cannot take it back (the opponent may not see it, or we may step away in time).
+    CHAIN = 0.6
     #: The opponent challenges only when it expects at least this much.
     OPPONENT_THRESHOLD = 0.3
     #: Share of our recapture the opponent foresees (it may not know our guard's rank).
@@ -485,6 +488,7 @@ class SearchPlayer(HeuristicPlayer):
         if after.near:
             value -= self.style.flag_care * _siege(after, world)
         follow = self.FOLLOW
+        chain = self.CHAIN
         # Our follow-ups: the challenges left to us, best first, as (gain, enemy, our square).
         ups = sorted(((g, enemy, sq) for our_rank, _, _, enemy, sq, _ in pairs
                       if (g := GAIN[our_rank][world[enemy]]) > 0.0), reverse=True)
@@ -501,19 +505,30 @@ class SearchPlayer(HeuristicPlayer):
                 continue  # a flag does not challenge
             exact = GAIN[x][our_rank]
             back = 0.0
+            t0 = t1 = 0.0  # the two worst of our pieces its winner then stands next to
             if BEATS[x][our_rank]:
                 for d in defenders:
                     g = GAIN[d][x]
                     if g > back:
                         back = g
-            up = back
+                    if d != _FLAG and BEATS[x][d]:
+                        t = VALUE[d]
+                        if t > t0:
+                            t0, t1 = t, t0
+                        elif t > t1:
+                            t1 = t
+            other = 0.0
             for g, e, s in ups:
-                if g <= up:
-                    break
                 if e != enemy and s != sq:
-                    up = g
+                    other = g
                     break
-            outcome = follow * up - exact
+            if t0 > 0.0 and back < t0:
+                # Their winner eats on unless taken back: we save one of its next victims,
+                # or cash our best follow-up elsewhere and lose the worst.
+                answer = max(follow * back, follow * other - chain * t0, -chain * t1)
+            else:
+                answer = follow * max(back, other)
+            outcome = answer - exact
             expect = (exact if shown else tables.hidden[moved][x]) - self.RECAPTURE_SEEN * back
             if expect > best_guess:
                 best_guess, guess = expect, outcome
