@@ -321,3 +321,23 @@ def test_hard_saves_its_flag_from_a_shown_general_beside_it_rather_than_guard_fr
     assert isinstance(action, PlayMove | OfferDraw)
     view.push(action.move)
     assert view.square_of(flag) not in neighbours(view.square_of(general))
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_hard_does_not_leave_two_pieces_for_a_shown_general_to_eat_in_turn(seed):
+    """Open mode: a shown General on e6 will take our boxed-in Private on e5 (it cannot
+    move), and then stand next to our Colonel on d5 and Lieutenant Colonel on f5, of which
+    we could save only one. Hard steps one of them away now."""
+    white = {"a1": Rank.FLAG, "e5": Rank.PRIVATE, "d5": Rank.COLONEL,
+             "f5": Rank.LIEUTENANT_COLONEL, "e4": Rank.CAPTAIN, "b2": Rank.PRIVATE,
+             "h2": Rank.SERGEANT}
+    black = {"e6": Rank.GENERAL, "i8": Rank.FLAG, "a8": Rank.PRIVATE, "c8": Rank.SERGEANT}
+    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
+                               **{k: (B, None) for k in black}}, W, OPEN)
+    view.reveal(view.piece_at(parse_square("e6")), Rank.GENERAL)
+    officers = [view.piece_at(parse_square(sq)) for sq in ("d5", "f5")]
+    action = bot(W, seed, "hard").choose_action(view)
+    assert isinstance(action, PlayMove | OfferDraw)
+    view.push(action.move)
+    beside = [c for c in officers if view.square_of(c) in neighbours(parse_square("e5"))]
+    assert len(beside) <= 1
