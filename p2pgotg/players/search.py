@@ -14,8 +14,11 @@ One decision:
    have shown it in the open mode, otherwise the mix of ranks we have left), mixed with the
    reply worst for us (it may guess right); a piece of its that wins a challenge next to
    one of ours that beats it is taken back, and it foresees most of that (so a guard next
-   to a threatened piece is worth something); then our best follow-up challenge,
-   discounted (it may still step away). In the same world: how exposed our flag is to the
+   to a threatened piece is worth something), and one that cannot be taken back eats on:
+   we save one of the pieces next to it, or cash a follow-up elsewhere and lose the
+   worst; then our best follow-up challenge, discounted (it may still step away). A guard
+   near our flag holds off an enemy piece only if it can step next to it before that
+   piece gets there. In the same world: how exposed our flag is to the
    enemy pieces near it (by their ranks in that world, and by how likely the opponent
    takes that piece for our flag), what enemy pieces in our home rows will eat, whether
    their flag could run home after our move where none of our pieces can catch it (the
