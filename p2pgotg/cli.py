@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import random
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -14,6 +15,7 @@ from p2pgotg.players.levels import PLAY_DEFAULT, PLAYABLE, SEAT_DEFAULT
 from p2pgotg.rules import Game, Setup, Side
 
 if TYPE_CHECKING:
+    from p2pgotg.net.lines import LineWriter
     from p2pgotg.protocol import Report
 
 
@@ -201,23 +203,23 @@ def _status(text: str) -> None:
     once more against any path that did not (escaping twice changes nothing)."""
     from p2pgotg.protocol.printable import controls_escaped
 
-    _LINES.write(sys.stderr, controls_escaped(text))
+    _lines().write(sys.stderr, controls_escaped(text))
 
 
 def _say(text: str) -> None:
     """A line for standard output, from inside the event loop (as `_status`)."""
     from p2pgotg.protocol.printable import controls_escaped
 
-    _LINES.write(sys.stdout, controls_escaped(text))
+    _lines().write(sys.stdout, controls_escaped(text))
 
 
-def _lines():
+@functools.cache
+def _lines() -> LineWriter:
+    """The one writer of the loop's lines, made on first use: importing the net layer
+    (trio with it) at start-up would slow every command, `verify` and `demo` included."""
     from p2pgotg.net.lines import LineWriter
 
     return LineWriter()
-
-
-_LINES = _lines()
 
 
 def _ended_words(session) -> str:
@@ -233,7 +235,7 @@ def _ended_words(session) -> str:
 
 def _report(session) -> int:
     """Print how the game ended and where its transcript is; the exit code."""
-    _LINES.drain()  # (the loop's lines first, in order)
+    _lines().drain()  # (the loop's lines first, in order)
     verdict = session.verdict
     if session.peer.failed is not None or verdict is not None:
         print(f"game over: {_ended_words(session)}")
@@ -309,11 +311,11 @@ def _run_network(main_task: Callable[[], Awaitable[object]]) -> bool:
         except BaseExceptionGroup as group:
             raise unwrap(group) from None
     except (NetError, SessionError) as exc:
-        _LINES.drain()
+        _lines().drain()
         print(f"error: {_words(exc)}", file=sys.stderr)
         return False
     finally:
-        _LINES.drain()
+        _lines().drain()
     return True
 
 
@@ -440,7 +442,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
         except BaseExceptionGroup as group:
             raise unwrap(group) from None
     except (NetError, SessionError) as exc:
-        _LINES.drain()
+        _lines().drain()
         print(f"error: {_words(exc)}", file=sys.stderr)
         return 1
     return _report(session)
