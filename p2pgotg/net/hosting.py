@@ -212,10 +212,7 @@ async def host_game(
             lift.cancel()
             live.remove(me)
             me.gone.set()
-        if me.scope.cancelled_caught and trio.current_time() >= me.scope.deadline:
-            # (the pre-game limit, not a reconnection that replaced this connection)
-            on_status(PREGAME_WORDS)
-            await refuse(channel, PREGAME_WORDS)
+        await refuse_if_too_late(me.scope, channel, on_status)
         if current.finished or current.halted:
             finished.set()
 
@@ -247,7 +244,6 @@ async def host_game(
                            for address in reachable_addresses(config.bind)]
                 task_status.started(Hosting(port, invites))
             poll = min(1.0, max(0.05, config.limits.abandon / 4))
-            linger = config.limits.silence + config.limits.handshake + config.limits.retry[1]
             while not finished.is_set():
                 with trio.move_on_after(poll):
                     await finished.wait()
@@ -257,7 +253,7 @@ async def host_game(
                     finished.set()
                 elif session.done and session.verdict is not None \
                         and session.verdict.audit_complete and session.away_since is not None \
-                        and trio.current_time() - session.away_since > linger:
+                        and trio.current_time() - session.away_since > config.limits.linger:
                     finished.set()  # (a clean end: we hold all we need, and the joiner did not
                     # come back for our last messages while it could have)
                 elif session.peer.flow.game_id is not None \
@@ -327,6 +323,15 @@ def before_the_game(session: GameSession, scope: trio.CancelScope, deadline: flo
 
     nursery.start_soon(lift)
     return watcher
+
+
+async def refuse_if_too_late(scope: trio.CancelScope, channel: FramedChannel,
+                             say: Callable[[str], None]) -> None:
+    """When `scope` (a connection's, set by `before_the_game`) ended at the pre-game
+    limit, and not because a reconnection replaced it: say so, and tell the joiner."""
+    if scope.cancelled_caught and trio.current_time() >= scope.deadline:
+        say(PREGAME_WORDS)
+        await refuse(channel, PREGAME_WORDS)
 
 
 async def refuse(channel: FramedChannel, reason: str) -> None:

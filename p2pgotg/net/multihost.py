@@ -33,6 +33,7 @@ import math
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 
 import trio
 
@@ -42,13 +43,13 @@ from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.games import resume_session, unfinished_games
 from p2pgotg.net.hosting import (
-    PREGAME_WORDS,
     HostConfig,
     LiveConnection,
     SeatRunner,
     awaits_joiner_hello,
     before_the_game,
     refuse,
+    refuse_if_too_late,
 )
 from p2pgotg.net.invite import Invite, reachable_addresses
 from p2pgotg.net.session import (
@@ -155,7 +156,7 @@ class _MultiHost:
         self.nursery: trio.Nursery | None = None
         limits = config.limits
         # A finished game's file stays open this long, for a joiner that missed our bye.
-        self.linger = limits.silence + limits.handshake + limits.retry[1]
+        self.linger = limits.linger
         # A game whose joiner left before the game had an id is dropped after this long.
         self.pending_timeout = limits.handshake + limits.retry[1]
         self.poll = min(1.0, max(0.05, limits.abandon / 4))
@@ -343,10 +344,7 @@ class _MultiHost:
             game.live = None
             me.gone.set()
             game.poke()
-        if me.scope.cancelled_caught and trio.current_time() >= me.scope.deadline:
-            # (the pre-game limit, not a reconnection that replaced this connection)
-            self.status(game, PREGAME_WORDS)
-            await refuse(channel, PREGAME_WORDS)
+        await refuse_if_too_late(me.scope, channel, partial(self.status, game))
 
     # -- one game's life -----------------------------------------------------------------------
 

@@ -83,6 +83,13 @@ class Limits:
     grace: float = 5.0  # a claim waits this long after a (re)connection, once in all
     retry: tuple[float, float] = (0.5, 5.0)  # reconnect back-off, first and longest
 
+    @property
+    def linger(self) -> float:
+        """How long a host keeps a cleanly ended game for a joiner that missed our last
+        messages: the joiner notices the loss (silence), waits its longest back-off and
+        reconnects (handshake)."""
+        return self.silence + self.handshake + self.retry[1]
+
 
 def control(kind: str, **fields: Any) -> bytes:
     """A session control frame (not part of the signed game): hi, ok, error, bye."""
