@@ -536,6 +536,12 @@ class HeuristicPlayer:
 
     def flag_run(self, pos: Position) -> Move | None:
         """The first step of a flag run no enemy piece can catch, if there is one."""
+        plan = self.flag_run_plan(pos)
+        return plan[0] if plan is not None else None
+
+    def flag_run_plan(self, pos: Position) -> tuple[Move, int] | None:
+        """(first step, moves to the back row) of the shortest flag run no enemy piece
+        can catch, if there is one."""
         start = pos.flag_sq
         if start is None:
             return None
@@ -559,7 +565,7 @@ class HeuristicPlayer:
                     continue
                 first[n] = n if sq == start else first[sq]
                 if on_goal:
-                    return Move(start, first[n])
+                    return Move(start, first[n]), arrive
                 queue.append((n, arrive))
         return None
 

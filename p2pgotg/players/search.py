@@ -16,19 +16,26 @@ One decision:
    one of ours that beats it is taken back, and it foresees most of that (so a guard next
    to a threatened piece is worth something), and one that cannot be taken back eats on:
    we save one of the pieces next to it, or cash a follow-up elsewhere and lose the
-   worst; then our best follow-up challenge, discounted (it may still step away). A guard
+   worst; then our best follow-up challenge, discounted (it may still step away; their
+   flag surely does when it has a square out of our reach near the end, or a free run
+   home: standing next to it then catches nothing). A guard
    near our flag holds off an enemy piece only if it can step next to it before that
    piece gets there. In the same world: how exposed our flag is to the
    enemy pieces near it (by their ranks in that world, and by how likely the opponent
    takes that piece for our flag), what enemy pieces in our home rows will eat, whether
    their flag could run home after our move where none of our pieces can catch it (the
-   test our own flag runs by, `HeuristicPlayer.flag_run`), and with few enemy pieces
+   test our own flag runs by, `HeuristicPlayer.flag_run`; a run one or two of our moves
+   from free costs a little, so that we keep a margin), and with few enemy pieces
    left, the hunt for their flag: a piece in front of it once it has left its two back
    rows, a second piece closing in (one alone only shadows a flag that steps aside), and
    a move that leaves it no square out of our reach.
 3. A move's score is its mean over the worlds plus its positional terms (the one-ply
-   evaluation's pull to targets, no shuffling, what a challenge reveals); a little noise
-   breaks ties, so the same position does not always get the same move.
+   evaluation's pull to targets, a step towards a shown enemy piece eating its way
+   through our half by the pieces that beat it, no shuffling, what a challenge reveals);
+   a little noise breaks ties, so the same position does not always get the same move.
+
+Our own flag runs home when no enemy piece can catch it, unless their flag, where it
+likely stands, would get home first.
 
 No tells: the flag steps aside early in most games (the hard setups leave it room), so
 it is not the piece that never moved, and one or two weak pieces are played as if they
@@ -138,12 +145,12 @@ _DIST = [[_distance(a, b) for b in range(SQUARES)] for a in range(SQUARES)]
 
 
 def _free_run(pos: Position, start: int, goal_row: int, nearest: list[int],
-              max_steps: int = 10) -> int | None:
-    """The first square of a run home for the opponent's flag on `start` that none of our
-    pieces can catch (`nearest[sq]`: our nearest piece's distance), if there is one: the
+              max_steps: int = 10, slack: int = 0) -> int | None:
+    """How many moves the opponent's flag on `start` needs to run home where none of our
+    pieces can catch it (`nearest[sq]`: our nearest piece's distance), if it can: the
     test `HeuristicPlayer.flag_run` makes for our own flag, from the other side."""
     if start // 9 == goal_row:
-        return start
+        return 0
     board = pos.board
     first: dict[int, int] = {start: -1}
     frontier = [start]
@@ -151,11 +158,11 @@ def _free_run(pos: Position, start: int, goal_row: int, nearest: list[int],
         nxt = []
         for sq in frontier:
             for n in _NEIGHBOURS[sq]:
-                if n in first or board[n] is not None or nearest[n] <= t:
+                if n in first or board[n] is not None or nearest[n] <= t - slack:
                     continue
                 first[n] = n if sq == start else first[sq]
                 if n // 9 == goal_row:
-                    return first[n]
+                    return t
                 nxt.append(n)
         frontier = nxt
         if not frontier:
@@ -184,16 +191,20 @@ class _Runs:
                 elif d < second[sq]:
                     second[sq] = d
         self.first, self.second, self.which = first, second, which
-        self.cache: dict[tuple[int, int], bool] = {}
+        self.cache: dict[tuple[int, int, int], bool] = {}
 
-    def free_after(self, index: int, move: Move, flag_sq: int) -> bool:
-        key = (flag_sq, index)
+    def free_after(self, index: int, move: Move, flag_sq: int, slack: int = 0) -> bool:
+        """Whether their flag on `flag_sq` has a free run after our candidate `index`,
+        `move`, even were our pieces `slack` moves quicker than they are (a run free at
+        slack 1 is one tempo away: a move of ours elsewhere, and it is open)."""
+        key = (flag_sq, index, slack)
         got = self.cache.get(key)
         if got is None:
             src, dst = move.from_square, move.to_square
             near = [min(s if w == src else f, d) for f, s, w, d in
                     zip(self.first, self.second, self.which, _DIST[dst], strict=True)]
-            got = self.cache[key] = _free_run(self.pos, flag_sq, self.home, near) is not None
+            got = self.cache[key] = _free_run(self.pos, flag_sq, self.home, near,
+                                              slack=slack) is not None
         return got
 
 
@@ -214,6 +225,23 @@ class _After:
     suspicion: float
     # enemy pieces standing in our home rows, by pid: each costs its value's share
     intruders: list[int] = field(default_factory=list)
+    # the squares of our pieces and of the enemy's
+    ours: frozenset[int] = frozenset()
+    theirs: frozenset[int] = frozenset()
+    # by the square of their flag next to one of our pieces: can it step out of reach?
+    escapes: dict[int, bool] = field(default_factory=dict)
+
+    def flag_escapes(self, flag_sq: int) -> bool:
+        """Whether their flag on `flag_sq` has an empty square to step to that none of
+        our pieces stands next to: one piece beside a flag only chases it."""
+        got = self.escapes.get(flag_sq)
+        if got is None:
+            ours, theirs = self.ours, self.theirs
+            got = self.escapes[flag_sq] = any(
+                n not in ours and n not in theirs
+                and not any(m in ours for m in _NEIGHBOURS[n])
+                for n in _NEIGHBOURS[flag_sq])
+        return got
 
 
 @dataclass
@@ -251,6 +279,12 @@ class SearchPlayer(HeuristicPlayer):
     CHAIN = 0.6
     #: The opponent challenges only when it expects at least this much.
     OPPONENT_THRESHOLD = 0.3
+    #: What a step of one of our pieces towards a known enemy piece it beats is worth, by
+    #: that piece's value, when the enemy piece eats its way through our half.
+    HUNT = 0.15
+    #: (tempi, share of a win) lost when their flag's run home is that many of our moves
+    #: from open: a margin kept against the moves we make elsewhere.
+    RUN_MARGIN = ((1, 0.3), (2, 0.1))
     #: Share of our recapture the opponent foresees (it may not know our guard's rank).
     RECAPTURE_SEEN = 0.7
 
@@ -263,6 +297,7 @@ class SearchPlayer(HeuristicPlayer):
         # (and in any game when an enemy piece comes near while it has never moved).
         self._flag_step_ply = rng.randrange(1, 6) if rng.random() < 0.85 else None
         self._bluffers: set[int] | None = None
+        self._prey: list[tuple[int, int]] = []  # (square, rank): see `_rampagers`
 
     def new_belief(self, view: Game) -> Belief:
         return BehaviourBelief(view, self.side, previous=self._belief)
@@ -278,14 +313,35 @@ class SearchPlayer(HeuristicPlayer):
         pos = self.position(view)
         if self.hopeless(pos, moves):
             return Resign()
-        run = self.flag_run(pos)
-        if run is not None and run in moves:
-            return PlayMove(run)
+        plan = self.flag_run_plan(pos)
+        if plan is not None and plan[0] in moves and not self._outrun(pos, *plan):
+            return PlayMove(plan[0])
         best_score, best = self.search(pos, moves, start)
         if self.should_offer_draw(pos, best_score):
             self._last_offer_ply = view.ply
             return OfferDraw(best)
         return PlayMove(best)
+
+    #: Their flag's chance of standing on a square for its run to count against ours.
+    RACE_SUSPECT = 0.2
+
+    def _outrun(self, pos: Position, step: Move, ours: int) -> bool:
+        """Whether their flag, where it likely stands, gets home before ours once ours
+        steps `step` on its run of `ours` moves: it runs free in fewer moves than we
+        need (we move first). Then we defend rather than race."""
+        probs = pos.belief.probs
+        suspects = [sq for sq, piece in pos.enemy_at.items()
+                    if probs[piece.pid][_FLAG] >= self.RACE_SUSPECT]
+        if not suspects:
+            return False
+        mine = (pos.my_squares - {step.from_square}) | {step.to_square}
+        nearest = [min(_DIST[o][sq] for o in mine) for sq in range(SQUARES)]
+        home = back_row(self.side.other)  # where their flag goes
+        for sq in suspects:
+            theirs = _free_run(pos, sq, home, nearest)
+            if theirs is not None and theirs < ours:
+                return True
+        return False
 
     # -- draws -----------------------------------------------------------------------
 
@@ -319,6 +375,7 @@ class SearchPlayer(HeuristicPlayer):
         decision having started at `start` on the budget's clock."""
         budget = self.budget
         deadline = None if budget.seconds is None else start + budget.seconds
+        self._prey = self._rampagers(pos)
         candidates = self._candidates(pos, moves)
         if len(candidates) == 1:
             self.last_worlds = 0
@@ -344,11 +401,18 @@ class SearchPlayer(HeuristicPlayer):
                 hunters = sorted((_DIST[sq][their_flag], sq) for sq, r in pos.my_rank_at.items()
                                  if r is not Rank.FLAG)[:3]
             for i, c in enumerate(candidates):
-                value = self._play_out(pos, tables, c, world, their_flag)
-                if (their_flag is not None and value > -WIN and c.move.to_square != their_flag
-                        and runs.free_after(i, c.move, their_flag)):
+                free = (their_flag is not None and c.move.to_square != their_flag
+                        and runs.free_after(i, c.move, their_flag))
+                value = self._play_out(pos, tables, c, world, their_flag, free, endgame)
+                if free and value > -WIN:
                     # Their flag can run home where none of our pieces can catch it.
                     value = max(-WIN, value - 0.8 * WIN)
+                elif (their_flag is not None and value > -WIN
+                      and c.move.to_square != their_flag):
+                    for slack, cost in self.RUN_MARGIN:
+                        if runs.free_after(i, c.move, their_flag, slack):
+                            value -= cost * WIN  # a tempo from open: keep a margin
+                            break
                 if hunters and their_flag is not None:
                     src, dst = c.move.from_square, c.move.to_square
                     if pos.my_rank_at[src] is not Rank.FLAG:
@@ -395,6 +459,9 @@ class SearchPlayer(HeuristicPlayer):
 
                 pull_rank = Rank.COLONEL if src in self._bluff_squares(pos) else rank
                 score += self.style.pull * (pos.pull(pull_rank, dst) - pos.pull(pull_rank, src))
+                for esq, x in self._prey:
+                    if BEATS[rank][x]:
+                        score += self.HUNT * VALUE[x] * (_DIST[src][esq] - _DIST[dst][esq])
             score -= pos.reversal.get((src, dst), 0.0)
             return _Candidate(move, score)
         piece = pos.board[src]
@@ -408,6 +475,24 @@ class SearchPlayer(HeuristicPlayer):
         else:
             score += self.style.info_blind * (1.0 - max(row))
         return _Candidate(move, score)
+
+    def _rampagers(self, pos: Position) -> list[tuple[int, int]]:
+        """(square, rank) of the enemy pieces whose rank we know that beat most of our
+        pieces and stand in our half: left alone, they eat their way to our flag."""
+        ours = [int(r) for r in pos.my_rank_at.values() if r is not Rank.FLAG]
+        if not ours:
+            return []
+        home = back_row(self.side.other)
+        domain = pos.belief.domain
+        prey = []
+        for piece, sq in pos.enemies:
+            d = domain[piece.pid]
+            if d & (d - 1) or abs(sq // 9 - home) > 3:
+                continue
+            x = d.bit_length() - 1
+            if x != _FLAG and 2 * sum(BEATS[x][r] for r in ours) > len(ours):
+                prey.append((sq, x))
+        return prey
 
     def _flag_step_value(self, pos: Position, move: Move) -> float:
         """What a step of our flag is worth besides its exposure: forward is costly (a
@@ -453,16 +538,20 @@ class SearchPlayer(HeuristicPlayer):
               flag_sq: int) -> float:
         """What our quiet move `src`-`dst` does to the hunt for their flag on `flag_sq`:
         one piece cannot catch a flag that steps aside each turn, so a second one closing
-        in counts, and a flag left with no square out of our reach is caught next turn."""
+        in counts, and a flag left with no square out of our reach is caught next turn
+        (a lone flag has to move: a piece of ours a knight's step away can trap it).
+        """
         before = hunters[0][0] + hunters[1][0] if len(hunters) > 1 else 0
         dists = sorted(d if sq != src else _DIST[dst][flag_sq] for d, sq in hunters)
         after = dists[0] + dists[1] if len(dists) > 1 else 0
         value = self.SECOND_HUNTER * (before - after)
         ours = pos.my_squares - {src} | {dst}
-        if not any(n in ours for n in _NEIGHBOURS[flag_sq]):
+        # A lone flag must move; one with pieces beside it may stay where it is.
+        lone = len(pos.enemies) == 1
+        if not lone and not any(n in ours for n in _NEIGHBOURS[flag_sq]):
             return value
         board = pos.board
-        for o in (flag_sq, *_NEIGHBOURS[flag_sq]):
+        for o in (*(() if lone else (flag_sq,)), *_NEIGHBOURS[flag_sq]):
             if o != flag_sq and (o in ours or (board[o] is not None and o != src)):
                 continue  # the flag cannot go there
             if not any(n in ours for n in _NEIGHBOURS[o]):
@@ -470,7 +559,8 @@ class SearchPlayer(HeuristicPlayer):
         return value + self.TRAP
 
     def _play_out(self, pos: Position, tables: _OpponentView, c: _Candidate,
-                  world: list[int], their_flag: int | None) -> float:
+                  world: list[int], their_flag: int | None, flag_free: bool,
+                  endgame: bool) -> float:
         move = c.move
         src, dst = move.from_square, move.to_square
         rank = pos.my_rank_at[src]
@@ -494,7 +584,10 @@ class SearchPlayer(HeuristicPlayer):
         chain = self.CHAIN
         # Our follow-ups: the challenges left to us, best first, as (gain, enemy, our square).
         ups = sorted(((g, enemy, sq) for our_rank, _, _, enemy, sq, _ in pairs
-                      if (g := GAIN[our_rank][world[enemy]]) > 0.0), reverse=True)
+                      if (g := GAIN[our_rank][world[enemy]]) > 0.0
+                      and not (world[enemy] == _FLAG and their_flag is not None and (
+                          flag_free or (endgame and after.flag_escapes(their_flag))))),
+                     reverse=True)
         best_up = follow * ups[0][0] if ups else 0.0
         # The opponent's replies: each challenge against one of our pieces, what it costs
         # us (less our recapture by a piece of ours next to the square, when its piece
@@ -579,12 +672,13 @@ class SearchPlayer(HeuristicPlayer):
                         defenders = tuple(int(g) for m in _NEIGHBOURS[sq]
                                           if (g := ours.get(m)) is not None)
                     pairs.append((int(r), sq in shown, sq in moved, e.pid, sq, defenders))
+        squares = (frozenset(ours), frozenset(enemies))
         if flag_sq is None:
-            return _After(pairs, [], [], 0.0, intruders)
+            return _After(pairs, [], [], 0.0, intruders, *squares)
         near = [(d - 1, e.pid, sq) for sq, e in enemies.items()
                 if (d := _distance(sq, flag_sq)) <= _SIEGE_REACH]
         if not near:
-            return _After(pairs, [], [], 0.0, intruders)
+            return _After(pairs, [], [], 0.0, intruders, *squares)
         guards = [(sq, int(r)) for sq, r in ours.items()
                   if sq != flag_sq and _distance(sq, flag_sq) <= _SIEGE_REACH + 3]
         if pos.flag_known:
@@ -599,7 +693,8 @@ class SearchPlayer(HeuristicPlayer):
 
             total = sum(weight(sq) for sq in ours if sq not in shown)
             suspicion = min(1.0, 3.0 * weight(flag_sq) / total) if total > 0 else 1.0
-        return _After(pairs, near, guards, max(suspicion, self.SUSPICION_FLOOR), intruders)
+        return _After(pairs, near, guards, max(suspicion, self.SUSPICION_FLOOR), intruders,
+                      *squares)
 
     def _flag_home_threat(self, pos: Position, move: Move, key: int, flag_sq: int) -> float:
         """0.9 WIN when the opponent's flag, on `flag_sq` one step from our back row, can
