@@ -152,15 +152,15 @@ def _free_run(pos: Position, start: int, goal_row: int, nearest: list[int],
     if start // 9 == goal_row:
         return 0
     board = pos.board
-    first: dict[int, int] = {start: -1}
+    seen = {start}
     frontier = [start]
     for t in range(1, max_steps + 1):
         nxt = []
         for sq in frontier:
             for n in _NEIGHBOURS[sq]:
-                if n in first or board[n] is not None or nearest[n] <= t - slack:
+                if n in seen or board[n] is not None or nearest[n] <= t - slack:
                     continue
-                first[n] = n if sq == start else first[sq]
+                seen.add(n)
                 if n // 9 == goal_row:
                     return t
                 nxt.append(n)
@@ -200,12 +200,15 @@ class _Runs:
         key = (flag_sq, index, slack)
         got = self.cache.get(key)
         if got is None:
-            src, dst = move.from_square, move.to_square
-            near = [min(s if w == src else f, d) for f, s, w, d in
-                    zip(self.first, self.second, self.which, _DIST[dst], strict=True)]
-            got = self.cache[key] = _free_run(self.pos, flag_sq, self.home, near,
-                                              slack=slack) is not None
+            got = self.cache[key] = _free_run(self.pos, flag_sq, self.home,
+                                              self.nearest_after(move), slack=slack) is not None
         return got
+
+    def nearest_after(self, move: Move) -> list[int]:
+        """Our nearest piece's distance to each square once `move` is played."""
+        src, dst = move.from_square, move.to_square
+        return [min(s if w == src else f, d) for f, s, w, d in
+                zip(self.first, self.second, self.which, _DIST[dst], strict=True)]
 
 
 @dataclass
@@ -297,7 +300,6 @@ class SearchPlayer(HeuristicPlayer):
         # (and in any game when an enemy piece comes near while it has never moved).
         self._flag_step_ply = rng.randrange(1, 6) if rng.random() < 0.85 else None
         self._bluffers: set[int] | None = None
-        self._prey: list[tuple[int, int]] = []  # (square, rank): see `_rampagers`
 
     def new_belief(self, view: Game) -> Belief:
         return BehaviourBelief(view, self.side, previous=self._belief)
@@ -334,9 +336,8 @@ class SearchPlayer(HeuristicPlayer):
                     if probs[piece.pid][_FLAG] >= self.RACE_SUSPECT]
         if not suspects:
             return False
-        mine = (pos.my_squares - {step.from_square}) | {step.to_square}
-        nearest = [min(_DIST[o][sq] for o in mine) for sq in range(SQUARES)]
         home = back_row(self.side.other)  # where their flag goes
+        nearest = _Runs(pos, home).nearest_after(step)
         for sq in suspects:
             theirs = _free_run(pos, sq, home, nearest)
             if theirs is not None and theirs < ours:
@@ -375,8 +376,7 @@ class SearchPlayer(HeuristicPlayer):
         decision having started at `start` on the budget's clock."""
         budget = self.budget
         deadline = None if budget.seconds is None else start + budget.seconds
-        self._prey = self._rampagers(pos)
-        candidates = self._candidates(pos, moves)
+        candidates = self._candidates(pos, moves, self._rampagers(pos))
         if len(candidates) == 1:
             self.last_worlds = 0
             c = candidates[0]
@@ -427,12 +427,13 @@ class SearchPlayer(HeuristicPlayer):
                   for c in candidates]
         return max(scored, key=lambda s: s[0])
 
-    def _candidates(self, pos: Position, moves: list[Move]) -> list[_Candidate]:
+    def _candidates(self, pos: Position, moves: list[Move],
+                    prey: list[tuple[int, int]]) -> list[_Candidate]:
         """The moves worth playing out: all of them, or when there are more than the
         budget's `candidates`, the best by the one-ply evaluation and every challenge and
         flag step."""
         if len(moves) <= self.budget.candidates:
-            return [self._candidate(pos, m) for m in moves]
+            return [self._candidate(pos, m, prey) for m in moves]
         scored = sorted(((self.score(pos, m), i, m) for i, m in enumerate(moves)), reverse=True)
         keep: list[Move] = [m for _, _, m in scored[: self.budget.candidates]]
         kept = set(keep)
@@ -442,9 +443,11 @@ class SearchPlayer(HeuristicPlayer):
             if m.to_square in pos.enemy_at or m.from_square == pos.flag_sq:
                 keep.append(m)
                 kept.add(m)
-        return [self._candidate(pos, m) for m in keep]
+        return [self._candidate(pos, m, prey) for m in keep]
 
-    def _candidate(self, pos: Position, move: Move) -> _Candidate:
+    def _candidate(self, pos: Position, move: Move,
+                   prey: list[tuple[int, int]]) -> _Candidate:
+        """A candidate with its positional score; `prey`: see `_rampagers`."""
         src, dst = move.from_square, move.to_square
         rank = pos.my_rank_at[src]
         target = pos.enemy_at.get(dst)
@@ -459,7 +462,7 @@ class SearchPlayer(HeuristicPlayer):
 
                 pull_rank = Rank.COLONEL if src in self._bluff_squares(pos) else rank
                 score += self.style.pull * (pos.pull(pull_rank, dst) - pos.pull(pull_rank, src))
-                for esq, x in self._prey:
+                for esq, x in prey:
                     if BEATS[rank][x]:
                         score += self.HUNT * VALUE[x] * (_DIST[src][esq] - _DIST[dst][esq])
             score -= pos.reversal.get((src, dst), 0.0)
