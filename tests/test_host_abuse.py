@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hostkit import FAST, SAFETY, assert_clean, joiner
 
 from p2pgotg.net import joining
 from p2pgotg.net.admission import AdmissionLimits, source_of
@@ -25,7 +26,7 @@ from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import HEADER, FramedChannel, encode_frame
 from p2pgotg.net.hosting import PREGAME_WORDS, HostConfig, host_game
 from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import PIN_MISMATCH_WORDS, JoinConfig, join_game
+from p2pgotg.net.joining import PIN_MISMATCH_WORDS, join_game
 from p2pgotg.net.multihost import FULL, MultiHosting, MultiHostStats, host_many
 from p2pgotg.net.seat import drive_async
 from p2pgotg.net.session import (
@@ -43,10 +44,6 @@ from p2pgotg.protocol import HOST, Phase, parse
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.rules import RuleOptions
 from p2pgotg.selfplay import bot_runner
-
-SAFETY = 30  # seconds: a net against hangs, never a measure of speed
-FAST = Limits(handshake=1.5, keepalive=0.2, silence=1.0, audit=30.0, abandon=60.0, bye=2.0,
-              retry=(0.02, 0.1))
 
 
 def config(save_dir: Path, limits: Limits = FAST,
@@ -100,15 +97,6 @@ def bot_until(seed: int, plies: int = 24, gate: trio.Event | None = None,
         await drive_async(session, decide)
 
     return run
-
-
-def joiner(invite: Invite, save_dir: Path, limits: Limits = FAST) -> JoinConfig:
-    return JoinConfig(Ed25519PrivateKey.generate(), invite, save_dir, limits, resume=False)
-
-
-def assert_clean(session: GameSession) -> None:
-    verdict = session.verdict
-    assert verdict is not None and verdict.clean and verdict.audit_complete, verdict
 
 
 async def tls_channel(invite: Invite, source: str | None = None) -> FramedChannel:

@@ -19,6 +19,7 @@ import msgpack
 import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hostkit import FAST, SAFETY
 
 from p2pgotg.cli import main as cli_main
 from p2pgotg.net.errors import NetError
@@ -49,9 +50,6 @@ from p2pgotg.protocol import HOST, JOINER, parse
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.rules import RuleOptions
 from p2pgotg.selfplay import bot_runner
-
-SAFETY = 30  # seconds: a net against hangs, never a measure of speed
-
 
 # -- helpers ------------------------------------------------------------------------------
 
@@ -311,12 +309,6 @@ def _frame(payload: bytes) -> bytes:
 
 
 # -- faults while playing: the proxy -------------------------------------------------------
-
-
-# Short enough that a stall costs about a second, long enough that a busy machine never
-# ends a healthy connection before its planned fault.
-FAST = Limits(handshake=1.5, keepalive=0.2, silence=1.0, audit=30.0, abandon=60.0, bye=2.0,
-              retry=(0.02, 0.1))
 
 
 async def play_through_proxy(tmp_path: Path, planner, seed: int, limits: Limits = FAST,

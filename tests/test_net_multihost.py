@@ -15,12 +15,13 @@ from pathlib import Path
 import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from hostkit import FAST, SAFETY, assert_clean, joiner
 
 from p2pgotg.net.bot_worker_client import open_bot_worker
 from p2pgotg.net.faultproxy import CUT, FaultProxy, Plan, fixed_plans
 from p2pgotg.net.hosting import HostConfig
 from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import JoinConfig, join_game
+from p2pgotg.net.joining import join_game
 from p2pgotg.net.multihost import FULL, MultiHosting, MultiHostStats, host_many
 from p2pgotg.net.seat import drive
 from p2pgotg.net.session import GameSession, Limits, SessionError
@@ -29,10 +30,6 @@ from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import Finding, Phase, parse, replay
 from p2pgotg.rules import RuleOptions
 from p2pgotg.selfplay import bot_runner
-
-SAFETY = 30  # seconds: a net against hangs, never a measure of speed
-FAST = Limits(handshake=1.5, keepalive=0.2, silence=1.0, audit=30.0, abandon=60.0, bye=2.0,
-              retry=(0.02, 0.1))
 
 
 class ManyHost:
@@ -88,17 +85,8 @@ def short_game(seed: int, plies: int = 24):
     return run
 
 
-def joiner(invite: Invite, save_dir: Path, limits: Limits = FAST) -> JoinConfig:
-    return JoinConfig(Ed25519PrivateKey.generate(), invite, save_dir, limits, resume=False)
-
-
 def host_files(root: Path) -> list[Path]:
     return sorted(root.glob("*.gtr"))
-
-
-def assert_clean(session: GameSession) -> None:
-    verdict = session.verdict
-    assert verdict is not None and verdict.clean and verdict.audit_complete, verdict
 
 
 async def test_concurrent_games_each_end_clean_with_their_own_transcript(tmp_path):
