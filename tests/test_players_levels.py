@@ -418,9 +418,74 @@ def test_hard_sends_the_piece_that_beats_a_shown_general_in_its_home_rows_after_
     action = bot(W, seed, "hard").choose_action(view)
     assert isinstance(action, PlayMove | OfferDraw)
     view.push(action.move)
-
-    def distance(a: int, b: int) -> int:
-        return abs(a % 9 - b % 9) + abs(a // 9 - b // 9)
-
     assert distance(view.square_of(spy), parse_square("e3")) < distance(
         parse_square("i4"), parse_square("e3"))
+
+
+def distance(a: int, b: int) -> int:
+    """Steps between two squares on an open board (a piece moves one square along a row
+    or a file)."""
+    return abs(a % 9 - b % 9) + abs(a // 9 - b // 9)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_hard_gets_its_spy_nearer_its_flag_than_a_shown_general_not_behind_it(seed):
+    """Open mode: a shown General on d2 walks along our home rows towards our Flag on i1,
+    boxed in by our own Privates; our Spy on b1, behind it, is the one piece that beats it
+    (rule text: the Spy eliminates any officer). A piece that follows another from behind
+    never catches it (it walks on, a step at a time as fast), so the Spy goes for
+    standing nearer our Flag than the General (c1), not after it (b2)."""
+    white = {"i1": Rank.FLAG, "h1": Rank.PRIVATE, "i2": Rank.PRIVATE, "b1": Rank.SPY,
+             "a4": Rank.SERGEANT}
+    black = {"d2": Rank.GENERAL, "i8": Rank.FLAG, "a8": Rank.PRIVATE, "e8": Rank.PRIVATE}
+    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
+                               **{k: (B, None) for k in black}}, W, OPEN)
+    view.reveal(view.piece_at(parse_square("d2")), Rank.GENERAL)
+    action = bot(W, seed, "hard").choose_action(view)
+    assert isinstance(action, PlayMove | OfferDraw)
+    assert action.move == Move.parse("b1-c1")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_hard_closes_in_on_a_piece_that_cannot_step_away_not_one_that_can(seed):
+    """Open mode: our 5-star has shown its rank (it took a Private), so the opponent knows
+    it beats both its shown Colonels, each two steps away. The one on c4 has open squares
+    to step to and does; the one on g4 is boxed in by its own pieces and the board's edge
+    cannot. Hard steps next to the one it will catch."""
+    white = {"a1": Rank.FLAG, "e3": Rank.GENERAL_OF_THE_ARMY, "b1": Rank.PRIVATE,
+             "h1": Rank.SERGEANT}
+    black = {"e4": Rank.PRIVATE, "c4": Rank.COLONEL, "g4": Rank.COLONEL, "h4": Rank.PRIVATE,
+             "g3": Rank.PRIVATE, "g5": Rank.SERGEANT, "i8": Rank.FLAG, "a8": Rank.PRIVATE}
+    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
+                               **{k: (B, None) for k in black}}, W, OPEN)
+    for sq in ("e4", "c4", "g4"):
+        view.reveal(view.piece_at(parse_square(sq)), black[sq])
+    view.push(Move.parse("e3-e4"))  # the 5-star takes the Private: both ranks shown
+    view.push(Move.parse("a8-a7"))
+    action = bot(W, seed, "hard").choose_action(view)
+    assert isinstance(action, PlayMove | OfferDraw)
+    assert action.move == Move.parse("e4-f4")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_hard_gives_its_flag_a_square_to_step_away_from_a_shown_general(seed):
+    """Open mode: our Flag (it has moved: e2 to e1) stands between two of our Privates,
+    with a shown General three steps away. Its one empty neighbour, e2, is nearer the
+    General, so once the General comes up the Flag has nowhere to go; hard opens a
+    square beside the Flag that is farther from the General."""
+    white = {"e2": Rank.FLAG, "d1": Rank.PRIVATE, "f1": Rank.PRIVATE, "a3": Rank.SERGEANT,
+             "i3": Rank.CAPTAIN, "b2": Rank.PRIVATE}
+    black = {"e4": Rank.GENERAL, "i8": Rank.FLAG, "a8": Rank.PRIVATE, "e8": Rank.PRIVATE}
+    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
+                               **{k: (B, None) for k in black}}, W, OPEN)
+    general = view.piece_at(parse_square("e4"))
+    view.reveal(general, Rank.GENERAL)
+    view.push(Move.parse("e2-e1"))
+    view.push(Move.parse("a8-a7"))
+    action = bot(W, seed, "hard").choose_action(view)
+    assert isinstance(action, PlayMove | OfferDraw)
+    view.push(action.move)
+    flag = next(p for p in view.pieces(W) if view.rank_of(p) is Rank.FLAG)
+    flag_sq, general_sq = view.square_of(flag), view.square_of(general)
+    assert any(view.piece_at(n) is None and distance(n, general_sq) > distance(flag_sq, general_sq)
+               for n in neighbours(flag_sq))

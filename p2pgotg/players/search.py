@@ -16,13 +16,18 @@ One decision:
    one of ours that beats it is taken back, and it foresees most of that (so a guard next
    to a threatened piece is worth something), and one that cannot be taken back eats on:
    we save one of the pieces next to it, or cash a follow-up elsewhere and lose the
-   worst; then our best follow-up challenge, discounted (it may still step away; their
+   worst; then our follow-up challenge, discounted (it may still step away; their
    flag surely does when it has a square out of our reach near the end, or a free run
-   home: standing next to it then catches nothing). A guard
+   home: standing next to it then catches nothing; and a piece that sees our shown
+   rank beats it steps away when it can, so following it catches little). Which
+   follow-up we make is chosen on what we know, the belief, not on the world: PIMC that
+   picks it per world plays as if it knew the ranks, and walks a general up to a piece
+   that is a Spy in a few worlds. A guard
    near our flag holds off an enemy piece only if it can step next to it before that
    piece gets there. In the same world: how exposed our flag is to the
-   enemy pieces near it (by their ranks in that world, and by how likely the opponent
-   takes that piece for our flag), what enemy pieces in our home rows will eat, whether
+   enemy pieces near it (by their ranks in that world, by how likely the opponent
+   takes that piece for our flag, and one step nearer when our flag has no square to
+   step away from it), what enemy pieces in our home rows will eat, whether
    their flag could run home after our move where none of our pieces can catch it (the
    test our own flag runs by, `HeuristicPlayer.flag_run`; a run one or two of our moves
    from free costs a little, so that we keep a margin), and with few enemy pieces
@@ -30,8 +35,9 @@ One decision:
    rows, a second piece closing in (one alone only shadows a flag that steps aside), and
    a move that leaves it no square out of our reach.
 3. A move's score is its mean over the worlds plus its positional terms (the one-ply
-   evaluation's pull to targets, a step towards a shown enemy piece eating its way
-   through our half by the pieces that beat it, no shuffling, what a challenge reveals);
+   evaluation's pull to targets, a step of a piece that beats a shown enemy piece eating
+   its way through our half towards standing nearer our flag than it, no shuffling,
+   what a challenge reveals);
    a little noise breaks ties, so the same position does not always get the same move.
 
 Our own flag runs home when no enemy piece can catch it, unless their flag, where it
@@ -233,6 +239,14 @@ class _After:
     theirs: frozenset[int] = frozenset()
     # by the square of their flag next to one of our pieces: can it step out of reach?
     escapes: dict[int, bool] = field(default_factory=dict)
+    # (our rank, enemy pid, our square, share of the gain counted) of the follow-up
+    # challenges worth making on what we know, best first (filled on first use)
+    follow_order: list[tuple[int, int, int, float]] | None = None
+    # (our square, enemy pid) of the pairs where the opponent sees our piece's rank and
+    # its piece has a square to step to away from ours
+    fled: frozenset[tuple[int, int]] = frozenset()
+    # squares of the near enemy pieces our flag has no square to step away from
+    cornered: frozenset[int] = frozenset()
 
     def flag_escapes(self, flag_sq: int) -> bool:
         """Whether their flag on `flag_sq` has an empty square to step to that none of
@@ -282,12 +296,16 @@ class SearchPlayer(HeuristicPlayer):
     CHAIN = 0.6
     #: The opponent challenges only when it expects at least this much.
     OPPONENT_THRESHOLD = 0.3
-    #: What a step of one of our pieces towards a known enemy piece it beats is worth, by
-    #: that piece's value, when the enemy piece eats its way through our half.
+    #: What a step of one of our pieces towards standing nearer our flag than a known
+    #: enemy piece it beats is worth, by that piece's value, when the enemy piece eats its
+    #: way through our half.
     HUNT = 0.15
     #: (tempi, share of a win) lost when their flag's run home is that many of our moves
     #: from open: a margin kept against the moves we make elsewhere.
     RUN_MARGIN = ((1, 0.3), (2, 0.1))
+    #: Share of a follow-up's gain counted when the opponent sees that our piece beats its
+    #: piece and that piece can step away (it does: a piece that follows never catches it).
+    FLED = 0.3
     #: Share of our recapture the opponent foresees (it may not know our guard's rank).
     RECAPTURE_SEEN = 0.7
 
@@ -382,6 +400,7 @@ class SearchPlayer(HeuristicPlayer):
             c = candidates[0]
             return c.positional, c.move
         tables = _OpponentView(pos)
+        belief_gain = _Expectation(pos)
         endgame = len(pos.enemies) <= self.ENDGAME_PIECES
         home = back_row(self.side.other)  # our own back row: where their flag goes
         runs = _Runs(pos, home)
@@ -403,7 +422,8 @@ class SearchPlayer(HeuristicPlayer):
             for i, c in enumerate(candidates):
                 free = (their_flag is not None and c.move.to_square != their_flag
                         and runs.free_after(i, c.move, their_flag))
-                value = self._play_out(pos, tables, c, world, their_flag, free, endgame)
+                value = self._play_out(pos, tables, belief_gain, c, world, their_flag, free,
+                                       endgame)
                 if free and value > -WIN:
                     # Their flag can run home where none of our pieces can catch it.
                     value = max(-WIN, value - 0.8 * WIN)
@@ -462,9 +482,11 @@ class SearchPlayer(HeuristicPlayer):
 
                 pull_rank = Rank.COLONEL if src in self._bluff_squares(pos) else rank
                 score += self.style.pull * (pos.pull(pull_rank, dst) - pos.pull(pull_rank, src))
+                flag_sq = pos.flag_sq
                 for esq, x in prey:
                     if BEATS[rank][x]:
-                        score += self.HUNT * VALUE[x] * (_DIST[src][esq] - _DIST[dst][esq])
+                        closer = _guard_gap(flag_sq, src, esq) - _guard_gap(flag_sq, dst, esq)
+                        score += self.HUNT * VALUE[x] * closer
             score -= pos.reversal.get((src, dst), 0.0)
             return _Candidate(move, score)
         piece = pos.board[src]
@@ -561,8 +583,8 @@ class SearchPlayer(HeuristicPlayer):
                 return value  # a square out of our reach: it steps there
         return value + self.TRAP
 
-    def _play_out(self, pos: Position, tables: _OpponentView, c: _Candidate,
-                  world: list[int], their_flag: int | None, flag_free: bool,
+    def _play_out(self, pos: Position, tables: _OpponentView, belief_gain: _Expectation,
+                  c: _Candidate, world: list[int], their_flag: int | None, flag_free: bool,
                   endgame: bool) -> float:
         move = c.move
         src, dst = move.from_square, move.to_square
@@ -585,12 +607,22 @@ class SearchPlayer(HeuristicPlayer):
             value -= self.style.flag_care * _siege(after, world)
         follow = self.FOLLOW
         chain = self.CHAIN
-        # Our follow-ups: the challenges left to us, best first, as (gain, enemy, our square).
-        ups = sorted(((g, enemy, sq) for our_rank, _, _, enemy, sq, _ in pairs
-                      if (g := GAIN[our_rank][world[enemy]]) > 0.0
-                      and not (world[enemy] == _FLAG and their_flag is not None and (
-                          flag_free or (endgame and after.flag_escapes(their_flag))))),
-                     reverse=True)
+        # Our follow-ups, as (gain in this world, enemy, our square), in the order we would
+        # choose them: by what we know (the belief), not by the world's ranks.
+        order = after.follow_order
+        if order is None:
+            fled = after.fled
+            ranked = sorted(((belief_gain(r, e) * share, r, e, sq, share)
+                             for r, _, _, e, sq, _ in pairs
+                             for share in (self.FLED if (sq, e) in fled else 1.0,)),
+                            reverse=True)
+            order = after.follow_order = [(r, e, sq, share)
+                                          for x, r, e, sq, share in ranked if x > 0.0]
+        escape = their_flag is not None and (
+            flag_free or (endgame and after.flag_escapes(their_flag)))
+        ups = [(0.0 if escape and world[e] == _FLAG else
+                g * share if (g := GAIN[r][world[e]]) > 0.0 else g, e, sq)
+               for r, e, sq, share in order]
         best_up = follow * ups[0][0] if ups else 0.0
         # The opponent's replies: each challenge against one of our pieces, what it costs
         # us (less our recapture by a piece of ours next to the square, when its piece
@@ -676,12 +708,17 @@ class SearchPlayer(HeuristicPlayer):
                                           if (g := ours.get(m)) is not None)
                     pairs.append((int(r), sq in shown, sq in moved, e.pid, sq, defenders))
         squares = (frozenset(ours), frozenset(enemies))
+        fled = frozenset(
+            (sq, e.pid) for sq in shown.intersection(ours) for n in _NEIGHBOURS[sq]
+            if (e := enemies.get(n)) is not None
+            and any(m not in ours and m not in enemies and m not in _NEIGHBOURS[sq]
+                    for m in _NEIGHBOURS[n]))
         if flag_sq is None:
-            return _After(pairs, [], [], 0.0, intruders, *squares)
+            return _After(pairs, [], [], 0.0, intruders, *squares, fled=fled)
         near = [(d - 1, e.pid, sq) for sq, e in enemies.items()
                 if (d := _distance(sq, flag_sq)) <= _SIEGE_REACH]
         if not near:
-            return _After(pairs, [], [], 0.0, intruders, *squares)
+            return _After(pairs, [], [], 0.0, intruders, *squares, fled=fled)
         guards = [(sq, int(r)) for sq, r in ours.items()
                   if sq != flag_sq and _distance(sq, flag_sq) <= _SIEGE_REACH + 3]
         if pos.flag_known:
@@ -696,8 +733,12 @@ class SearchPlayer(HeuristicPlayer):
 
             total = sum(weight(sq) for sq in ours if sq not in shown)
             suspicion = min(1.0, 3.0 * weight(flag_sq) / total) if total > 0 else 1.0
+        cornered = frozenset(
+            esq for _, _, esq in near
+            if not any(n not in ours and n not in enemies and _DIST[n][esq] > _DIST[flag_sq][esq]
+                       for n in _NEIGHBOURS[flag_sq]))
         return _After(pairs, near, guards, max(suspicion, self.SUSPICION_FLOOR), intruders,
-                      *squares)
+                      *squares, cornered=cornered, fled=fled)
 
     def _flag_home_threat(self, pos: Position, move: Move, key: int, flag_sq: int) -> float:
         """0.9 WIN when the opponent's flag, on `flag_sq` one step from our back row, can
@@ -716,6 +757,16 @@ class SearchPlayer(HeuristicPlayer):
         return WIN * 0.9
 
 
+def _guard_gap(flag_sq: int | None, sq: int, esq: int) -> int:
+    """How many steps our piece on `sq` is from standing nearer our flag (on `flag_sq`)
+    than the enemy piece on `esq`: from there it meets that piece on its way in, where a
+    piece that follows from behind never catches one that walks on. (No flag on the
+    board: its distance to that piece.)"""
+    if flag_sq is None:
+        return _DIST[sq][esq]
+    return max(0, _DIST[sq][flag_sq] - _DIST[esq][flag_sq] + 1)
+
+
 def _siege(after: _After, world: list[int]) -> float:
     """How much our flag stands to lose to the enemy pieces near it, in `world`: each
     may reach it by its distance, less likely when one of our pieces that beats it can
@@ -726,7 +777,7 @@ def _siege(after: _After, world: list[int]) -> float:
         x = world[pid]
         if x == _FLAG:
             continue
-        p = _SIEGE[d]
+        p = _SIEGE[d - 1 if d > 0 and esq in after.cornered else d]
         if d > 0:  # next to our flag already, it takes it before any guard can move
             for gsq, gr in guards:
                 # a guard that can step next to it before it reaches our flag
@@ -735,6 +786,23 @@ def _siege(after: _After, world: list[int]) -> float:
                     break
         safe *= 1.0 - p
     return WIN * after.suspicion * (1.0 - safe)
+
+
+class _Expectation:
+    """What our rank gains by challenging an enemy piece, on average over our belief:
+    what we know when we choose a follow-up (the world's ranks we do not)."""
+
+    def __init__(self, pos: Position) -> None:
+        self._probs = pos.belief.probs
+        self._gains: dict[tuple[int, int], float] = {}
+
+    def __call__(self, our_rank: int, enemy: int) -> float:
+        key = (our_rank, enemy)
+        got = self._gains.get(key)
+        if got is None:
+            gain = GAIN[our_rank]
+            got = self._gains[key] = sum(p * gain[x] for x, p in enumerate(self._probs[enemy]))
+        return got
 
 
 class _OpponentView:
