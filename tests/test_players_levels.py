@@ -404,10 +404,11 @@ def test_hard_does_not_let_a_lone_flag_run_home_past_eight_pieces(seed):
 
 
 @pytest.mark.parametrize("seed", range(4))
-def test_hard_sends_the_piece_that_beats_a_shown_general_in_its_home_rows_after_it(seed):
+def test_hard_sends_the_piece_that_beats_a_shown_general_in_its_home_rows_towards_it(seed):
     """Open mode: a shown General stands on e3, in our home rows, and beats every piece
     we have but the Spy (rule text: the Spy eliminates any officer). Left alone it eats
-    its way to our Flag; hard walks the Spy towards it."""
+    its way to our Flag; hard walks the Spy towards it, on its way to standing nearer our
+    Flag than the General."""
     white = {"a1": Rank.FLAG, "i4": Rank.SPY, "b1": Rank.PRIVATE, "c1": Rank.SERGEANT,
              "e1": Rank.CAPTAIN, "g1": Rank.PRIVATE, "a4": Rank.MAJOR}
     black = {"e3": Rank.GENERAL, "i8": Rank.FLAG, "a8": Rank.PRIVATE, "c8": Rank.SERGEANT}
