@@ -65,7 +65,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, field
 
 from p2pgotg.players.actions import Action, OfferDraw, PlayMove, Resign
@@ -240,11 +240,8 @@ class _After:
     # by the square of their flag next to one of our pieces: can it step out of reach?
     escapes: dict[int, bool] = field(default_factory=dict)
     # (our rank, enemy pid, our square, share of the gain counted) of the follow-up
-    # challenges worth making on what we know, best first (filled on first use)
-    follow_order: list[tuple[int, int, int, float]] | None = None
-    # (our square, enemy pid) of the pairs where the opponent sees our piece's rank and
-    # its piece has a square to step to away from ours
-    fled: frozenset[tuple[int, int]] = frozenset()
+    # challenges worth making on what we know, best first
+    follow_order: list[tuple[int, int, int, float]] = field(default_factory=list)
     # squares of the near enemy pieces our flag has no square to step away from
     cornered: frozenset[int] = frozenset()
 
@@ -255,9 +252,8 @@ class _After:
         if got is None:
             ours, theirs = self.ours, self.theirs
             got = self.escapes[flag_sq] = any(
-                n not in ours and n not in theirs
-                and not any(m in ours for m in _NEIGHBOURS[n])
-                for n in _NEIGHBOURS[flag_sq])
+                not any(m in ours for m in _NEIGHBOURS[n])
+                for n in _open_squares(flag_sq, ours, theirs))
         return got
 
 
@@ -599,7 +595,7 @@ class SearchPlayer(HeuristicPlayer):
                 return value  # the game is over
         after = c.after.get(key)
         if after is None:
-            after = c.after[key] = self._after(pos, move, key)
+            after = c.after[key] = self._after(pos, move, key, belief_gain)
         pairs = after.pairs
         for pid in after.intruders:
             value -= self.INTRUDER * VALUE[world[pid]]
@@ -609,20 +605,11 @@ class SearchPlayer(HeuristicPlayer):
         chain = self.CHAIN
         # Our follow-ups, as (gain in this world, enemy, our square), in the order we would
         # choose them: by what we know (the belief), not by the world's ranks.
-        order = after.follow_order
-        if order is None:
-            fled = after.fled
-            ranked = sorted(((belief_gain(r, e) * share, r, e, sq, share)
-                             for r, _, _, e, sq, _ in pairs
-                             for share in (self.FLED if (sq, e) in fled else 1.0,)),
-                            reverse=True)
-            order = after.follow_order = [(r, e, sq, share)
-                                          for x, r, e, sq, share in ranked if x > 0.0]
         escape = their_flag is not None and (
             flag_free or (endgame and after.flag_escapes(their_flag)))
         ups = [(0.0 if escape and world[e] == _FLAG else
                 g * share if (g := GAIN[r][world[e]]) > 0.0 else g, e, sq)
-               for r, e, sq, share in order]
+               for r, e, sq, share in after.follow_order]
         best_up = follow * ups[0][0] if ups else 0.0
         # The opponent's replies: each challenge against one of our pieces, what it costs
         # us (less our recapture by a piece of ours next to the square, when its piece
@@ -674,7 +661,8 @@ class SearchPlayer(HeuristicPlayer):
         value += (1.0 - self.PARANOIA) * guess + self.PARANOIA * worst
         return value if value > -WIN else -WIN  # nothing is worse than losing
 
-    def _after(self, pos: Position, move: Move, key: int) -> _After:
+    def _after(self, pos: Position, move: Move, key: int,
+               belief_gain: _Expectation) -> _After:
         """The position once `move` ended as `key` (see `_After`)."""
         src, dst = move.from_square, move.to_square
         ours = dict(pos.my_rank_at)
@@ -708,17 +696,13 @@ class SearchPlayer(HeuristicPlayer):
                                           if (g := ours.get(m)) is not None)
                     pairs.append((int(r), sq in shown, sq in moved, e.pid, sq, defenders))
         squares = (frozenset(ours), frozenset(enemies))
-        fled = frozenset(
-            (sq, e.pid) for sq in shown.intersection(ours) for n in _NEIGHBOURS[sq]
-            if (e := enemies.get(n)) is not None
-            and any(m not in ours and m not in enemies and m not in _NEIGHBOURS[sq]
-                    for m in _NEIGHBOURS[n]))
+        follow = self._follow_order(pairs, shown, ours, enemies, belief_gain)
         if flag_sq is None:
-            return _After(pairs, [], [], 0.0, intruders, *squares, fled=fled)
+            return _After(pairs, [], [], 0.0, intruders, *squares, follow_order=follow)
         near = [(d - 1, e.pid, sq) for sq, e in enemies.items()
                 if (d := _distance(sq, flag_sq)) <= _SIEGE_REACH]
         if not near:
-            return _After(pairs, [], [], 0.0, intruders, *squares, fled=fled)
+            return _After(pairs, [], [], 0.0, intruders, *squares, follow_order=follow)
         guards = [(sq, int(r)) for sq, r in ours.items()
                   if sq != flag_sq and _distance(sq, flag_sq) <= _SIEGE_REACH + 3]
         if pos.flag_known:
@@ -735,10 +719,25 @@ class SearchPlayer(HeuristicPlayer):
             suspicion = min(1.0, 3.0 * weight(flag_sq) / total) if total > 0 else 1.0
         cornered = frozenset(
             esq for _, _, esq in near
-            if not any(n not in ours and n not in enemies and _DIST[n][esq] > _DIST[flag_sq][esq]
-                       for n in _NEIGHBOURS[flag_sq]))
+            if not any(_DIST[n][esq] > _DIST[flag_sq][esq]
+                       for n in _open_squares(flag_sq, ours, enemies)))
         return _After(pairs, near, guards, max(suspicion, self.SUSPICION_FLOOR), intruders,
-                      *squares, cornered=cornered, fled=fled)
+                      *squares, follow_order=follow, cornered=cornered)
+
+    def _follow_order(self, pairs: list[tuple[int, bool, bool, int, int, tuple[int, ...]]],
+                      shown: set[int], ours: Mapping[int, Rank], enemies: Mapping[int, Piece],
+                      belief_gain: _Expectation) -> list[tuple[int, int, int, float]]:
+        """`_After.follow_order`: the follow-ups worth making on what we know, best first;
+        one against a piece that sees our shown rank and has a square to step to away
+        from ours counts `FLED` of its gain."""
+        fled = {(sq, e.pid) for sq in shown.intersection(ours) for n in _NEIGHBOURS[sq]
+                if (e := enemies.get(n)) is not None
+                and any(m not in _NEIGHBOURS[sq] for m in _open_squares(n, ours, enemies))}
+        ranked = sorted(((belief_gain(r, e) * share, r, e, sq, share)
+                         for r, _, _, e, sq, _ in pairs
+                         for share in (self.FLED if (sq, e) in fled else 1.0,)),
+                        reverse=True)
+        return [(r, e, sq, share) for x, r, e, sq, share in ranked if x > 0.0]
 
     def _flag_home_threat(self, pos: Position, move: Move, key: int, flag_sq: int) -> float:
         """0.9 WIN when the opponent's flag, on `flag_sq` one step from our back row, can
@@ -755,6 +754,11 @@ class SearchPlayer(HeuristicPlayer):
         if step in ours or step in pos.enemy_at:
             return 0.0
         return WIN * 0.9
+
+
+def _open_squares(sq: int, ours: Container[int], theirs: Container[int]) -> list[int]:
+    """The empty squares next to `sq`: where a piece on it could step."""
+    return [n for n in _NEIGHBOURS[sq] if n not in ours and n not in theirs]
 
 
 def _guard_gap(flag_sq: int | None, sq: int, esq: int) -> int:
