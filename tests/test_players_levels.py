@@ -43,6 +43,13 @@ def bot(side: Side, seed: int, level: str, budget: Budget = SMALL) -> Bot:
     return Bot(side, random.Random(seed), level=level, budget=budget)
 
 
+def white_view(white: dict[str, Rank], black: dict[str, Rank], turn: Side = W,
+               options: RuleOptions = OPEN) -> Game:
+    """White's view of a position: Black's ranks hidden until a test reveals them."""
+    return Game.from_position({**{k: (W, r) for k, r in white.items()},
+                               **{k: (B, None) for k in black}}, turn, options)
+
+
 # -- the level names --------------------------------------------------------------------
 
 
@@ -116,8 +123,7 @@ def test_hard_takes_a_revealed_general_with_its_spy_rather_than_lose_its_flag():
     Spy beside it takes it (the only piece that can)."""
     white = {"e1": Rank.FLAG, "d1": Rank.PRIVATE, "c2": Rank.SPY, "i3": Rank.SERGEANT}
     black = {"c1": Rank.GENERAL_OF_THE_ARMY, "i8": Rank.FLAG, "a8": Rank.PRIVATE}
-    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
-                               **{k: (B, None) for k in black}}, W, OPEN)
+    view = white_view(white, black)
     view.reveal(view.piece_at(parse_square("c1")), Rank.GENERAL_OF_THE_ARMY)
     for seed in range(3):
         action = bot(W, seed, "hard").choose_action(view)
@@ -161,8 +167,7 @@ def test_the_raid_rarely_takes_the_hard_levels_flag():
 def test_the_raid_walks_its_generals_to_the_back_row_and_challenges_unmoved_pieces():
     white = {"e3": Rank.GENERAL_OF_THE_ARMY, "a1": Rank.FLAG}
     black = {"e8": Rank.FLAG, "a8": Rank.PRIVATE, "i6": Rank.SPY}
-    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
-                               **{k: (B, None) for k in black}}, W, OPEN)
+    view = white_view(white, black)
     raid = RaidPlayer(W, random.Random(0))
     raid.raiders = {view.piece_at(parse_square("e3"))}
     action = raid.choose_action(view)
@@ -188,8 +193,7 @@ def test_behaviour_reading_suspects_the_piece_that_never_moved():
     second is the likelier Flag (the old belief barely doubts a piece that moved once)."""
     white = {"a1": Rank.FLAG, "b1": Rank.PRIVATE}
     black = {"d8": Rank.PRIVATE, "f8": Rank.SERGEANT}
-    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
-                               **{k: (B, None) for k in black}}, B, OPEN)
+    view = white_view(white, black, B, OPEN)
     view.push(Move.parse("d8-d7"))
     view.push(Move.parse("b1-b2"))
     view.push(Move.parse("d7-d8"))
@@ -202,8 +206,7 @@ def test_behaviour_reading_suspects_the_piece_that_never_moved():
 def test_the_beginner_forgets_what_a_result_told_and_overlooks_spies():
     white = {"a1": Rank.FLAG, "e4": Rank.CAPTAIN, "h2": Rank.PRIVATE}
     black = {"i8": Rank.FLAG, "e5": Rank.GENERAL, "a7": Rank.PRIVATE}
-    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
-                               **{k: (B, None) for k in black}}, W, BLIND)
+    view = white_view(white, black, W, BLIND)
     general = view.piece_at(parse_square("e5"))
     view.push(Move.parse("e4-e5"), result=ChallengeResult.DEFENDER_WINS)
     assert Belief(view, W).prob(general, Rank.PRIVATE) == 0.0  # above a Captain, or a Spy
@@ -279,8 +282,7 @@ def test_a_piece_that_walks_up_to_our_shown_five_star_is_likely_a_spy():
     it has not seen."""
     white = {"a1": Rank.FLAG, "e4": Rank.GENERAL_OF_THE_ARMY, "h4": Rank.MAJOR}
     black = {"e5": Rank.PRIVATE, "c5": Rank.SPY, "i5": Rank.CAPTAIN, "i8": Rank.FLAG}
-    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
-                               **{k: (B, None) for k in black}}, W, OPEN)
+    view = white_view(white, black)
     view.reveal(view.piece_at(parse_square("e5")), Rank.PRIVATE)
     view.push(Move.parse("e4-e5"))  # our 5-star takes the Private: both ranks shown
     view.push(Move.parse("c5-d5"))  # up to the shown 5-star
@@ -299,8 +301,7 @@ def test_hard_does_not_leave_a_piece_to_a_shown_general_unanswered(seed):
     the General's capture there would be answered."""
     white = {"a1": Rank.FLAG, "e4": Rank.COLONEL, "c4": Rank.SPY, "h2": Rank.PRIVATE}
     black = {"e5": Rank.GENERAL, "i8": Rank.FLAG, "a8": Rank.PRIVATE, "c8": Rank.SERGEANT}
-    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
-                               **{k: (B, None) for k in black}}, W, OPEN)
+    view = white_view(white, black)
     general, colonel = view.piece_at(parse_square("e5")), view.piece_at(parse_square("e4"))
     view.reveal(general, Rank.GENERAL)
     action = bot(W, seed, "hard").choose_action(view)
@@ -321,8 +322,7 @@ def test_hard_saves_its_flag_from_a_shown_general_beside_it_rather_than_guard_fr
              "g1": Rank.PRIVATE, "h1": Rank.CAPTAIN, "i1": Rank.PRIVATE, "f3": Rank.MAJOR}
     black = {"b1": Rank.LIEUTENANT_GENERAL, "i8": Rank.FLAG, "a8": Rank.PRIVATE,
              "c8": Rank.SERGEANT}
-    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
-                               **{k: (B, None) for k in black}}, W, OPEN)
+    view = white_view(white, black)
     general = view.piece_at(parse_square("b1"))
     view.reveal(general, Rank.LIEUTENANT_GENERAL)
     flag = view.piece_at(parse_square("a1"))
@@ -341,8 +341,7 @@ def test_hard_does_not_leave_two_pieces_for_a_shown_general_to_eat_in_turn(seed)
              "f5": Rank.LIEUTENANT_COLONEL, "e4": Rank.CAPTAIN, "b2": Rank.PRIVATE,
              "h2": Rank.SERGEANT}
     black = {"e6": Rank.GENERAL, "i8": Rank.FLAG, "a8": Rank.PRIVATE, "c8": Rank.SERGEANT}
-    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
-                               **{k: (B, None) for k in black}}, W, OPEN)
+    view = white_view(white, black)
     view.reveal(view.piece_at(parse_square("e6")), Rank.GENERAL)
     officers = [view.piece_at(parse_square(sq)) for sq in ("d5", "f5")]
     action = bot(W, seed, "hard").choose_action(view)
@@ -412,8 +411,7 @@ def test_hard_sends_the_piece_that_beats_a_shown_general_in_its_home_rows_toward
     white = {"a1": Rank.FLAG, "i4": Rank.SPY, "b1": Rank.PRIVATE, "c1": Rank.SERGEANT,
              "e1": Rank.CAPTAIN, "g1": Rank.PRIVATE, "a4": Rank.MAJOR}
     black = {"e3": Rank.GENERAL, "i8": Rank.FLAG, "a8": Rank.PRIVATE, "c8": Rank.SERGEANT}
-    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
-                               **{k: (B, None) for k in black}}, W, OPEN)
+    view = white_view(white, black)
     view.reveal(view.piece_at(parse_square("e3")), Rank.GENERAL)
     spy = view.piece_at(parse_square("i4"))
     action = bot(W, seed, "hard").choose_action(view)
@@ -439,8 +437,7 @@ def test_hard_gets_its_spy_nearer_its_flag_than_a_shown_general_not_behind_it(se
     white = {"i1": Rank.FLAG, "h1": Rank.PRIVATE, "i2": Rank.PRIVATE, "b1": Rank.SPY,
              "a4": Rank.SERGEANT}
     black = {"d2": Rank.GENERAL, "i8": Rank.FLAG, "a8": Rank.PRIVATE, "e8": Rank.PRIVATE}
-    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
-                               **{k: (B, None) for k in black}}, W, OPEN)
+    view = white_view(white, black)
     view.reveal(view.piece_at(parse_square("d2")), Rank.GENERAL)
     action = bot(W, seed, "hard").choose_action(view)
     assert isinstance(action, PlayMove | OfferDraw)
@@ -457,8 +454,7 @@ def test_hard_closes_in_on_a_piece_that_cannot_step_away_not_one_that_can(seed):
              "h1": Rank.SERGEANT}
     black = {"e4": Rank.PRIVATE, "c4": Rank.COLONEL, "g4": Rank.COLONEL, "h4": Rank.PRIVATE,
              "g3": Rank.PRIVATE, "g5": Rank.SERGEANT, "i8": Rank.FLAG, "a8": Rank.PRIVATE}
-    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
-                               **{k: (B, None) for k in black}}, W, OPEN)
+    view = white_view(white, black)
     for sq in ("e4", "c4", "g4"):
         view.reveal(view.piece_at(parse_square(sq)), black[sq])
     view.push(Move.parse("e3-e4"))  # the 5-star takes the Private: both ranks shown
@@ -477,8 +473,7 @@ def test_hard_gives_its_flag_a_square_to_step_away_from_a_shown_general(seed):
     white = {"e2": Rank.FLAG, "d1": Rank.PRIVATE, "f1": Rank.PRIVATE, "a3": Rank.SERGEANT,
              "i3": Rank.CAPTAIN, "b2": Rank.PRIVATE}
     black = {"e4": Rank.GENERAL, "i8": Rank.FLAG, "a8": Rank.PRIVATE, "e8": Rank.PRIVATE}
-    view = Game.from_position({**{k: (W, r) for k, r in white.items()},
-                               **{k: (B, None) for k in black}}, W, OPEN)
+    view = white_view(white, black)
     general = view.piece_at(parse_square("e4"))
     view.reveal(general, Rank.GENERAL)
     view.push(Move.parse("e2-e1"))
