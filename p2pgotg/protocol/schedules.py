@@ -173,7 +173,7 @@ def _scripted(peer: Peer, plan: Plan) -> tuple[str, Callable[[Peer], Any]] | Non
     return None
 
 
-def _claim_allowed(peer: Peer, reason: str) -> bool:
+def claim_allowed(peer: Peer, reason: str) -> bool:
     """Whether an honest driver's timer could fire a claim of `reason` in this view."""
     flow, me, them = peer.flow, peer.role, peer.peer_role
     if reason == "audit":
@@ -208,7 +208,7 @@ def _choices(local: _Local, plan: Plan, used: frozenset[str]
         yield f"resign-{role}", lambda p: p.resign()
     for reason in ("time", "abandoned", "audit"):
         if reason in plan.extras and f"claim-{role}" not in used \
-                and _claim_allowed(peer, reason):
+                and claim_allowed(peer, reason):
             yield f"claim-{reason}-{role}", _claiming(reason)
     if "dispute" in plan.extras and role not in flow.disputes:
         theirs = flow.claims[peer.peer_role]
