@@ -530,8 +530,9 @@ def flow_state(flow: GameFlow) -> tuple:
         flow.host_coin, flow.white, tuple(sorted(flow.setup_commits.items())),
         tuple(sorted(flow.reveals)), repr(flow.pending), flow.draw_offer, flow.end_role,
         flow.end_seq, flow.result, tuple(sorted(flow.audits)), flow.verdict,
-        flow.end_kind, tuple(sorted(flow.endings.items())), repr(flow.unresolved),
+        flow.end_kind, tuple(sorted(flow.endings.items())),
         flow.claimants, tuple((r, tuple(sorted(c))) for r, c in sorted(flow.claims.items())),
+        tuple((r, tuple(sorted(c))) for r, c in sorted(flow.claims_made.items())),
         flow.audit_claim, tuple(sorted(flow.disputes.items())),
         len(flow.blind_log), len(flow.used_points), len(flow.transcript),
         tuple((r, s.key, len(s.hashes), len(s.envelopes), len(s.index_of), s.last_ack)

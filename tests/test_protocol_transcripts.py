@@ -40,6 +40,24 @@ def test_each_recorded_transcript_gets_its_expected_verdict(name: str, capsys) -
         assert "claimant's word" in out
 
 
+def test_both_files_of_one_game_give_one_verdict() -> None:
+    """Where both sides' files of one game are recorded (`NAME-host.gtr`, `NAME-joiner.gtr`:
+    games whose messages crossed), the two files give the same verdict (SPEC 2.4); the
+    message a violation is in is named by its sender's `seq`, the same in both."""
+    games: dict[str, list[str]] = {}
+    for name in EXPECTED:
+        stem = re.sub(r"-(host|joiner)\.gtr$", "", name)
+        if stem != name:
+            games.setdefault(stem, []).append(name)
+    assert len(games) >= 3
+    for stem, names in games.items():
+        assert sorted(EXPECTED[n]["owner"] for n in names) == ["host", "joiner"], stem
+        host, joiner = (replay(parse((ROOT / n).read_bytes())) for n in sorted(names))
+        assert host.finding == joiner.finding and host.verdict == joiner.verdict, stem
+        assert host.describe().split(" (message ")[0] == \
+            joiner.describe().split(" (message ")[0], stem
+
+
 def test_every_row_of_the_threat_table_has_a_transcript() -> None:
     spec = (Path(__file__).parent.parent / "SPEC.md").read_text()
     table = spec[spec.index("### 2.7"):spec.index("### 2.8")]

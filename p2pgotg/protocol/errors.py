@@ -20,16 +20,27 @@ class RuleViolation(ProtocolError):
     """A message that breaks a rule of the protocol or the game.
 
     `role` is who sent it, `rule` names the rule (a short identifier listed in SPEC.md),
-    `index` is the message's position in the transcript, `signed` says whether the sender's
-    signature on it was good (only then is it proof that anyone can check).
+    `index` is the message's position in this transcript, `seq` its sequence number in its
+    sender's chain (the same in every file of the game; None when it could not be read),
+    `signed` says whether the sender's signature on it was good (only then is it proof
+    that anyone can check).
     """
 
-    def __init__(self, role: str, rule: str, detail: str, index: int | None, signed: bool):
-        self.role, self.rule, self.detail, self.index, self.signed = (
-            role, rule, detail, index, signed,
+    def __init__(self, role: str, rule: str, detail: str, index: int | None, signed: bool,
+                 seq: int | None = None):
+        self.role, self.rule, self.detail, self.index, self.signed, self.seq = (
+            role, rule, detail, index, signed, seq,
         )
-        where = f" at message {index}" if index is not None else ""
-        super().__init__(f"{role} broke rule {rule}{where}: {detail}")
+        super().__init__(f"{role} broke rule {rule}{where_words(seq, index)}: {detail}")
+
+
+def where_words(seq: int | None, index: int | None) -> str:
+    """" in its message 17 (message 35 of this file)": the sender's own numbering first,
+    which every file of the game shares, then the place in this file."""
+    if seq is None:
+        return "" if index is None else f" at message {index} of this file"
+    here = "" if index is None else f" (message {index} of this file)"
+    return f" in its message {seq}{here}"
 
 
 class RemoteProtocolError(ProtocolError):

@@ -9,21 +9,27 @@ Two peers process the same messages in different orders when messages cross on t
 and `verify` of either transcript must judge the game the same way. So a message is judged
 by what its sender had seen (its own earlier messages and the other side's up to its `ack`),
 never by what the receiver happened to have processed: a reveal needs the other's commitment
-in its `ack`, a forfeit claim is checked in its claimant's own view, an action that crossed
-the end of the game on the wire is not a violation, and when two endings cross, a fixed rule
-(`EndKind`) picks the same one on both sides. Only a signed message that itself breaks a
-rule convicts its signer; what a file's owner could have left out or reordered (a gap in the
-sequence, an `ack` naming nothing held, a message of another game) proves nothing about
-anyone and is reported as such (`RuleViolation.signed` False).
+in its `ack`, a forfeit claim is checked in its claimant's own view, a dispute may name any
+claim its sender had received, and a game action that crossed the end of the game on the
+wire is judged on the board as its sender saw it.
+
+That board is kept whole: the game's state of play (board, challenge in flight, draw offer)
+takes every game action whose sender did not know of the end, so a side's second crossing
+action is judged on a board that holds its first, and the result is kept apart from it. An
+ending (a resignation or a claim) changes no board, and a side that has ended the game sends
+no game action after it; so the board a crossing action meets here is exactly the board its
+sender saw. Which ending decides when two cross is a fixed rule (`EndKind`), the same on
+both sides whichever arrived first. Only a signed message that itself breaks a rule convicts
+its signer; what a file's owner could have left out or reordered (a gap in the sequence, an
+`ack` naming nothing held, a message of another game) proves nothing about anyone and is
+reported as such (`RuleViolation.signed` False).
 """
 
 from __future__ import annotations
 
-import copy
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from p2pgotg.crypto import (
     coin_commitment,
@@ -146,17 +152,17 @@ OWED_WORDS = {
     "move": "a move", "audit": "its audit",
 }
 
+#: The turn's actions: each needs the turn (or the challenge's answer) in its sender's
+#: view, so of two of them from the two sides, one has always seen the other (SPEC 2.4).
+TURN_ACTIONS = frozenset({"move", "reply", "blind_reply", "blind_outcome", "blind_proof",
+                          "claim_flag", "draw_accept", "draw_decline"})
 # Actions on the game: after the end, one whose sender knew of the end breaks `after-end`;
-# one that crossed the end on the wire is ignored, or decides the end (`EndKind`).
-_GAME_ACTIONS = frozenset({"move", "reply", "blind_reply", "blind_outcome", "blind_proof",
-                           "claim_flag", "draw_accept", "draw_decline", "resign"})
+# one that crossed the end on the wire is applied to the board its sender saw, and decides
+# the result only if it is itself the stronger ending (`EndKind`).
+_GAME_ACTIONS = TURN_ACTIONS | {"resign"}
 # The handshake and the setup: after the end, one that crossed the end is still applied
 # (so that both sides agree whether both setups were revealed, which decides the audit).
 _SETUP_ACTIONS = frozenset({"coin", "coin_open", "setup_commit", "setup_reveal"})
-_STRONGEST = {"resign": EndKind.RESIGN, "forfeit_claim": EndKind.CLAIM,
-              "blind_proof": EndKind.PROOF, "move": EndKind.RULES, "reply": EndKind.RULES,
-              "blind_outcome": EndKind.RULES, "claim_flag": EndKind.RULES,
-              "draw_accept": EndKind.RULES}
 
 
 @dataclass
@@ -218,16 +224,10 @@ class BlindRecord:
 
 Fail = Callable[..., RuleViolation]
 
-# The state a crossing action may change and, when it does not decide the end after all,
-# gets back (`_snapshot`, `_restore`).
-#: How many moves back the referee's board can be taken: it takes back at most the last
-#: move and an ending when it judges a crossing, so a few are plenty, and memory stays
-#: flat however long the game (issue 13, finding 8).
-UNDO_DEPTH = 4
-
-_TRIAL_STATE = ("game", "pending", "unresolved", "phase", "draw_offer", "result", "end_role",
-                "end_seq", "end_kind", "endings", "claimants", "claims", "blind_log",
-                "used_points", "proof_verdict")
+#: How many moves back the referee's board can be taken: a flag claim riding on a move is
+#: checked on the board after the move, which is then taken back; memory stays flat however
+#: long the game.
+UNDO_DEPTH = 2
 
 
 class GameFlow:
@@ -249,8 +249,7 @@ class GameFlow:
         self.reveals: dict[str, _Reveal] = {}
         self.reveal_seq: dict[str, int] = {}
         self.game: Game | None = None
-        self.pending: _Pending | None = None
-        self.unresolved: _Pending | None = None  # the challenge in flight when it ended
+        self.pending: _Pending | None = None  # the challenge in flight (also at the end)
         self.draw_offer: str | None = None
         self.result: tuple[Termination | None, str | None] | None = None
         self.end_role: str | None = None  # whose message decided the end
@@ -259,6 +258,10 @@ class GameFlow:
         self.endings: dict[str, int] = {}  # role -> its first message that ended the game
         self.claimants: tuple[str, ...] = ()  # the claims the result rests on
         self.claims: dict[str, set[int]] = {HOST: set(), JOINER: set()}  # that took effect
+        self.claims_made: dict[str, set[int]] = {HOST: set(), JOINER: set()}  # every one
+        self._last_turn: dict[str, int] = {}  # role -> seq of its latest turn action
+        self._audit_claimed: set[str] = set()  # roles that made an audit claim
+        self._type = ""  # the type of the message being processed
         self.audit_claim: tuple[str, int] | None = None  # (claimant, seq), while it stands
         self.disputes: dict[str, int] = {}  # role -> the other's claim it disputes
         self.audits: dict[str, tuple[bytes, bytes, bytes]] = {}
@@ -343,9 +346,11 @@ class GameFlow:
         process has just signed `data` with `role`'s key, so the signature check is skipped
         (every other check still runs)."""
         index = len(self.transcript)
+        seq_of: list[int] = []  # (the message's seq, once its body is read)
 
         def fail(rule: str, detail: str, signed: bool = True) -> RuleViolation:
-            return RuleViolation(role, rule, detail, index, signed)
+            return RuleViolation(role, rule, detail, index, signed,
+                                 seq_of[0] if seq_of else None)
 
         try:
             env = Envelope.decode(data)
@@ -381,6 +386,7 @@ class GameFlow:
                 raise fail("malformed-message", str(exc)) from None
         # the chain
         seq = body.seq
+        seq_of.append(seq)
         if seq < len(sender.hashes):
             if sender.envelopes[seq] == data or equal(sender.hashes[seq], env.hash):
                 return [], False  # a resend after a reconnect: already applied
@@ -411,9 +417,16 @@ class GameFlow:
         if limit is not None:
             raise fail(*limit)
 
+        if body.type in TURN_ACTIONS:
+            theirs = self._last_turn.get(other(role))
+            if theirs is not None and ack < theirs:
+                raise fail("out-of-turn", f"a {body.type} whose sender had not seen the other "
+                           f"side's turn (its message {theirs}): in the sender's view the "
+                           "turn was not its own")
         handler: Callable[[str, Body, int, Fail], list[Event]] | None
         handler = getattr(self, f"_on_{body.type}", None)
         assert handler is not None, body.type
+        self._type = body.type
         if self.is_over and (body.type in _GAME_ACTIONS or body.type in _SETUP_ACTIONS or (
                 body.type == "forfeit_claim" and body["reason"] != "audit")):
             events = self._after_end(role, body, ack, fail, handler)
@@ -427,6 +440,8 @@ class GameFlow:
         sender.acks.append(ack)
         sender.last_ack = ack
         sender.chats_in_a_row = sender.chats_in_a_row + 1 if body.type == "chat" else 0
+        if body.type in TURN_ACTIONS:
+            self._last_turn[role] = seq
         self.transcript.append((role, data))
         events += self._decide()
         return events, True
@@ -545,10 +560,6 @@ class GameFlow:
                 self.phase = Phase.PLAY
                 events.append(GameStarted())
             else:  # both setups are out, though the game ended first: the audit follows
-                termination, winner = self.result
-                if termination is not None and not self.game.is_over:
-                    self.game.end(Outcome(termination, None if winner is None
-                                          else self.side_of(winner)))
                 self.phase = Phase.AUDIT
         return events
 
@@ -569,7 +580,7 @@ class GameFlow:
         return Rank(rank)
 
     def _require_turn(self, role: str, fail: Fail, what: str) -> Game:
-        if self.phase is not Phase.PLAY or self.game is None:
+        if self.game is None or self.game.is_over:
             raise fail("out-of-turn", f"{what} outside play")
         if self.pending is not None:
             raise fail("out-of-turn", f"{what} while a challenge waits for its reply")
@@ -691,7 +702,7 @@ class GameFlow:
     def _blind_pending(self, role: str, body: Body, fail: Fail, *, attacker: bool,
                        replied: bool) -> _Pending:
         pending = self.pending
-        if self.phase is not Phase.PLAY or pending is None or pending.n < 0:
+        if pending is None or pending.n < 0:
             raise fail("out-of-turn", f"{body.type} without a blind challenge waiting")
         if (pending.attacker == role) != attacker or bool(pending.cts) != replied:
             raise fail("out-of-turn", f"{body.type} from the wrong side or at the wrong step")
@@ -757,20 +768,21 @@ class GameFlow:
             raise fail("false-proof", "the slot decrypts to a valid outcome for that rank")
         what = ("opens none of its commitments" if outcome is None
                 else f"gives outcome {outcome}, impossible for a {rank.display_name}")
+        self.pending = None  # (settled by the proof, not by the audit)
         events = self._finish(role, None, role, EndKind.PROOF)
-        self.unresolved = None  # (settled by the proof, not by the audit)
+        table_seq = self._locate(other(role), pending.reply_index)[1]
         self.proof_verdict = Verdict(
             None, role, clean=False, audit_complete=False, cheater=other(role),
-            rule="blind-bad-token", detail=f"the table of challenge {pending.n} (message "
-            f"{pending.reply_index}) {what}; the attacker's proof is message "
-            f"{len(self.transcript)}", index=pending.reply_index, white=self.white)
+            rule="blind-bad-token", detail=f"the table of challenge {pending.n} (the "
+            f"{other(role)}'s message {table_seq}) {what}; the attacker's proof is its "
+            f"message {self.next_seq(role)}", index=pending.reply_index, white=self.white,
+            seq=table_seq)
         self.phase = Phase.DONE
         return events
 
     def _on_reply(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         pending = self.pending
-        if self.phase is not Phase.PLAY or pending is None or pending.attacker == role \
-                or pending.n >= 0:
+        if pending is None or pending.attacker == role or pending.n >= 0:
             raise fail("out-of-turn", "a reply comes only from the defender of a challenge")
         if body["ply"] != pending.ply:
             raise fail("out-of-turn", f"a reply for ply {body['ply']}, the challenge is at "
@@ -817,10 +829,9 @@ class GameFlow:
         return [DrawDeclined(role)]
 
     def _on_resign(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
-        if self.phase is not Phase.PLAY or self.game is None:
+        if self.game is None:
             raise fail("out-of-turn", "resigning before the game has started")
-        return self._end(role, Outcome(Termination.RESIGNATION, self.side_of(other(role))),
-                         EndKind.RESIGN)
+        return self._finish(role, Termination.RESIGNATION, other(role), EndKind.RESIGN)
 
     def _on_chat(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         if self.game_id is None:
@@ -833,15 +844,17 @@ class GameFlow:
         reason = body["reason"]
         seq = self.next_seq(role)
         if reason == "audit":
-            return self._audit_claim(role, seq, ack, fail)
+            events = self._audit_claim(role, seq, ack, fail)
+            self.claims_made[role].add(seq)
+            return events
         view = self.view_of(role, ack)
         problem = claim_problem(view, role, reason)
         if problem:
             raise fail("false-claim", problem)
+        self.claims_made[role].add(seq)
         termination = Termination.TIME_FORFEIT if reason == "time" else Termination.ABANDONMENT
-        self.claims[role].add(seq)
-        events = self._finish(role, termination, role, EndKind.CLAIM, claimants=(role,))
-        return [*events, ClaimMade(role, reason, seq)]
+        return self._finish(role, termination, role, EndKind.CLAIM, claimants=(role,),
+                            claim=reason)
 
     def _audit_claim(self, role: str, seq: int, ack: int, fail: Fail) -> list[Event]:
         """`role` says the other side did not open its commitments in time."""
@@ -849,17 +862,19 @@ class GameFlow:
         if not self._knew_end(role, ack):
             raise fail("false-claim", "an audit claim before the game was over in the "
                        "claimant's view")
-        if len(self.reveals) != 2:
+        if len(self.reveals) != 2 or self.reveal_seq[them] > ack:
             raise fail("false-claim", "no audit follows a game whose setups were not both "
-                       "revealed")
+                       "revealed in the claimant's view")
         if role not in self.audits:
             raise fail("false-claim", "an audit claim before the claimant's own audit")
-        if self.audit_claim is not None and self.audit_claim[0] == role:
+        if role in self._audit_claimed:
             raise fail("false-claim", "a second audit claim")
         if them in self.audits:
             if self.audit_seq[them] <= ack:
                 raise fail("false-claim", "the other side's audit had reached the claimant")
+            self._audit_claimed.add(role)
             return [MessageIgnored(role, "forfeit_claim")]  # crossed by that audit: void
+        self._audit_claimed.add(role)
         self.audit_claim = (role, seq)
         self.claims[role].add(seq)
         return [ClaimMade(role, "audit", seq)]
@@ -890,9 +905,9 @@ class GameFlow:
 
     def _on_dispute(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         claim, them = body["claim"], other(role)
-        if claim > ack or claim not in self.claims[them]:
-            raise fail("out-of-turn", "a dispute names a claim of the other side that took "
-                       "effect and that its sender had received")
+        if claim > ack or claim not in self.claims_made[them]:
+            raise fail("out-of-turn", "a dispute names a claim of the other side that its "
+                       "sender had received")
         if role in self.disputes:
             raise fail("out-of-turn", "one dispute per side")
         self.disputes[role] = claim
@@ -901,113 +916,66 @@ class GameFlow:
     # -- the end ------------------------------------------------------------------------
 
     def _end(self, role: str, outcome: Outcome, kind: EndKind) -> list[Event]:
+        """An ending on the board (the board itself is over)."""
         winner = None if outcome.winner is None else self.role_of(outcome.winner)
-        if self.game is not None and not self.game.is_over:
-            self.game.end(outcome)
         return self._finish(role, outcome.termination, winner, kind)
 
     def _finish(self, role: str, termination: Termination | None, winner: str | None,
-                kind: EndKind, claimants: tuple[str, ...] = ()) -> list[Event]:
-        """The game is over (`termination` None: ended by a proven violation)."""
+                kind: EndKind, claimants: tuple[str, ...] = (), claim: str | None = None
+                ) -> list[Event]:
+        """`role`'s message ends the game as its sender saw it (`termination` None: ended
+        by a proven violation; `claim`: the reason of a forfeit claim). When the game had
+        already ended here by the other side's message, which this one crossed, the
+        stronger ending decides (`EndKind`): the same on both sides, whichever came first."""
+        seq = self.next_seq(role)
+        self.endings.setdefault(role, seq)
+        current = self.end_kind
+        if current is not None and kind in (EndKind.RESIGN, EndKind.CLAIM) and kind == current:
+            return self._draw_of_crossing_ends(role, seq, kind, claim)
+        if current is not None and kind <= current:
+            return [MessageIgnored(role, self._type)]
         self.result = (termination, winner)
-        self.end_role, self.end_seq, self.end_kind = role, self.next_seq(role), kind
-        self.endings.setdefault(role, self.next_seq(role))
+        self.end_role, self.end_seq, self.end_kind = role, seq, kind
         self.claimants = claimants
-        if self.game is not None and termination is not None and not self.game.is_over:
-            self.game.end(Outcome(termination, None if winner is None else self.side_of(winner)))
-        if self.pending is not None:
-            self.unresolved, self.pending = self.pending, None
+        if claim is not None:
+            self.claims[role].add(seq)
         self.phase = Phase.AUDIT if len(self.reveals) == 2 else Phase.DONE
         winner_side = self.side_of(winner) if winner is not None and self.white else None
-        return [GameEnded(termination, winner, winner_side)]
+        events: list[Event] = [GameEnded(termination, winner, winner_side)]
+        if claim is not None:
+            events.append(ClaimMade(role, claim, seq))
+        return events
 
     def _after_end(self, role: str, body: Body, ack: int, fail: Fail,
                    handler: Callable[[str, Body, int, Fail], list[Event]]) -> list[Event]:
         """An action after the end: a violation if its sender knew of the end; otherwise it
-        crossed the end on the wire. A crossing setup message is applied; a crossing game
-        action is ignored, unless it is itself an ending stronger than the one that ended
-        the game here (`EndKind`), which then decides; two crossing resignations, or two
-        crossing claims, make a draw."""
+        crossed the end on the wire and is judged and applied as usual, on the board its
+        sender saw (the end changed no board): a setup message as in the setup, a game
+        action on the board of play, where an ending it makes decides only if stronger."""
         if self._knew_end(role, ack):
             raise fail("after-end", f"{body.type} after the game ended")
-        if body.type in _SETUP_ACTIONS:
-            return handler(role, body, ack, fail)
-        assert self.end_kind is not None
-        seq = self.next_seq(role)
-        strongest = _STRONGEST.get(body.type)
-        if body.type == "forfeit_claim":  # a false claim is false even when it crosses
-            problem = claim_problem(self.view_of(role, ack), role, body["reason"])
-            if problem:
-                raise fail("false-claim", problem)
-        if strongest in (EndKind.RESIGN, EndKind.CLAIM) and strongest == self.end_kind:
-            return self._draw_of_crossing_ends(role, body, seq, strongest)
-        if strongest is None or strongest <= self.end_kind:
-            if strongest in (EndKind.RESIGN, EndKind.CLAIM, EndKind.PROOF) or body.type in (
-                    "claim_flag", "draw_accept") or body.get("claim") is not None:
-                self.endings.setdefault(role, seq)  # (it ended the game, as its sender saw)
-            return [MessageIgnored(role, body.type)]
-        before = self.end_kind
-        saved = self._snapshot()
-        self._retract_end()
-        try:
-            events = handler(role, body, ack, fail)
-        except RuleViolation:
-            self._restore(saved)
-            raise
-        if self.end_kind is not None and self.end_kind > before and self.end_seq == seq \
-                and self.end_role == role:
-            return events  # it decides the end
-        ended = self.end_seq == seq and self.end_role == role
-        self._restore(saved)
-        if ended:
-            self.endings.setdefault(role, seq)
-        return [MessageIgnored(role, body.type)]
+        return handler(role, body, ack, fail)
 
-    def _draw_of_crossing_ends(self, role: str, body: Body, seq: int, kind: EndKind
+    def _draw_of_crossing_ends(self, role: str, seq: int, kind: EndKind, claim: str | None
                                ) -> list[Event]:
         """Both sides resigned, or both claimed, without seeing the other's: a draw."""
-        self.endings.setdefault(role, seq)
-        if self.game is not None and self.game.is_over:
-            self.game.pop()
         assert self.result is not None
         if kind is EndKind.RESIGN:
             termination: Termination | None = Termination.RESIGNATION
             claimants: tuple[str, ...] = ()
         else:  # the host's claim names the termination
-            host_claims = role == HOST
-            reason = body["reason"]
-            mine = Termination.TIME_FORFEIT if reason == "time" else Termination.ABANDONMENT
-            termination = mine if host_claims else self.result[0]
+            assert claim is not None
+            mine = Termination.TIME_FORFEIT if claim == "time" else Termination.ABANDONMENT
+            termination = mine if role == HOST else self.result[0]
             claimants = ROLES
             self.claims[role].add(seq)
         self.result = (termination, None)
         self.claimants = claimants
         self.end_role, self.end_seq = role, seq
-        if self.game is not None and termination is not None:
-            self.game.end(Outcome(termination, None))
         events: list[Event] = [GameEnded(termination, None, None)]
-        if kind is EndKind.CLAIM:
-            events.append(ClaimMade(role, body["reason"], seq))
+        if claim is not None:
+            events.append(ClaimMade(role, claim, seq))
         return events
-
-    def _snapshot(self) -> dict[str, Any]:
-        return {name: copy.deepcopy(getattr(self, name)) for name in _TRIAL_STATE}
-
-    def _restore(self, saved: dict[str, Any]) -> None:
-        for name, value in saved.items():
-            setattr(self, name, value)
-
-    def _retract_end(self) -> None:
-        """Undo a resignation or a claim, so that a crossing action is judged on the board
-        its sender saw (neither changed the board)."""
-        if self.game is not None and self.game.is_over and self.end_kind in (
-                EndKind.CLAIM, EndKind.RESIGN):
-            self.game.pop()
-        self.result = None
-        self.end_role = self.end_seq = self.end_kind = None
-        self.claimants = ()
-        self.pending, self.unresolved = self.unresolved, None
-        self.phase = Phase.PLAY if self.game is not None else self.phase
 
     # -- the audit and the verdict ------------------------------------------------------
 
@@ -1072,9 +1040,10 @@ class GameFlow:
             problem = self._audit_replay()
             if problem is not None:
                 cheater, rule, detail, index = problem
+                index, seq = self._locate(cheater, index)
                 return Verdict(None, other(cheater), clean=False, audit_complete=True,
                                cheater=cheater, rule=rule, detail=detail, index=index,
-                               white=self.white)
+                               white=self.white, seq=seq)
         elif standing is None:
             return None
         if standing is not None:
@@ -1105,6 +1074,16 @@ class GameFlow:
                        disputed_by=tuple(r for r in ROLES if r in self.disputes),
                        white=self.white, detail=f"{missing} never opened its commitments")
 
+    def _locate(self, role: str, index: int) -> tuple[int, int]:
+        """The message that shows `role`'s violation found at the audit: the one at `index`
+        when it is `role`'s (a blind challenge's R or table), else `role`'s own audit,
+        whose opened ranks prove it. (This file's index, the sender's seq.)"""
+        if not (0 <= index < len(self.transcript) and self.transcript[index][0] == role):
+            seq = self.audit_seq[role]
+            index = next(i for i, (r, data) in enumerate(self.transcript)
+                         if r == role and Envelope.decode(data).body().seq == seq)
+        return index, Envelope.decode(self.transcript[index][1]).body().seq
+
     def _audit_replay(self) -> tuple[str, str, str, int] | None:
         if not self._audit_replayed:
             self._audit_problem = self._replay()
@@ -1128,7 +1107,7 @@ class GameFlow:
                            int, int]] = [
             (rec.n, rec.attacker, rec.attacker_pid, rec.defender_pid, rec.point, rec.commits,
              rec.cts, rec.move_index, rec.reply_index) for rec in self.blind_log]
-        left = self.unresolved
+        left = self.pending
         if left is not None and left.n >= 0:
             checks.append((left.n, left.attacker, left.attacker_pid, left.defender_pid,
                            left.point, left.commits, left.cts, left.move_index,
@@ -1178,14 +1157,15 @@ class GameFlow:
                 defender = self.role_of(record.side.other)
                 return (defender, "challenge-result", f"replaying {record.move.text()}: {exc}",
                         len(self.transcript) - 1)
-        public = self.game.outcome
-        if public is not None and public.termination is Termination.FLAG_REACHED_BACK_RANK:
-            assert public.winner is not None
-            flag = next(p for p in full.pieces(public.winner) if full.rank_of(p) is Rank.FLAG)
-            claim_problem_ = full.flag_claim_problem(public.winner, flag)
+        assert self.result is not None
+        termination, winner = self.result
+        if termination is Termination.FLAG_REACHED_BACK_RANK:
+            assert winner is not None
+            side = self.side_of(winner)
+            flag = next(p for p in full.pieces(side) if full.rank_of(p) is Rank.FLAG)
+            claim_problem_ = full.flag_claim_problem(side, flag)
             if claim_problem_:
-                return (self.role_of(public.winner), "false-flag-claim", claim_problem_,
-                        len(self.transcript) - 1)
+                return (winner, "false-flag-claim", claim_problem_, len(self.transcript) - 1)
         return None
 
 

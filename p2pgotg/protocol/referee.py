@@ -106,6 +106,7 @@ class Referee:
             verdict = Verdict(None, other(violation.role), clean=False, audit_complete=False,
                               cheater=violation.role, rule=violation.rule,
                               detail=violation.detail, index=violation.index,
+                              seq=violation.seq,
                               white=flow.white)
             return Report(Finding.VIOLATION, verdict, flow, torn_tail=torn_tail)
         conclusion = flow.conclusion()

@@ -46,6 +46,10 @@ class Result:
     #: The transcript to record, when it is not the honest side's own records: a file its
     #: owner edited (a message left out, two swapped, a secret damaged).
     records: list[Record] | None = None
+    #: The other side of the same game, when both files are recorded: two files of one
+    #: game must give one verdict (SPEC 2.4), whatever order each side processed them in.
+    other: Peer | None = None
+    winner: str | None = None  # the winner's role, when only the game played tells it
 
 
 @dataclass(frozen=True)
@@ -1002,6 +1006,97 @@ def crossing_abandonment_claims(seed: int) -> Result:
     return Result(pair.host, None)
 
 
+def _crossing_end_at_a_challenge(seed: int, options: RuleOptions, ending: str) -> Result:
+    """The attacker ends the game (`ending`: it resigns, or claims the time of the reply it
+    is owed) while its challenge waits for the reply; the defender's reply and its next
+    move both cross that end on the wire. The defender's move is judged on the board after
+    its reply, as it saw it, so both files give one verdict and nobody is convicted."""
+    pair = _to_play_with(seed, options)
+    rng = random.Random(seed)
+
+    def safe_challenge(peer: Peer) -> Move | None:  # (neither piece a flag: play goes on)
+        view = _view(peer)
+        for move in view.legal_moves:
+            target = view.piece_at(move.to_square)
+            if view.is_challenge(move) and target is not None \
+                    and _own_rank_on(peer, move.from_square) is not Rank.FLAG \
+                    and pair.peer(peer.peer_role).own_setup is not None \
+                    and _own_rank_on(pair.peer(peer.peer_role), move.to_square) \
+                    is not Rank.FLAG:
+                return move
+        return None
+
+    move = _play_until(pair, rng, safe_challenge)
+    attacker = pair.host if pair.host.my_turn else pair.joiner
+    defender = pair.peer(attacker.peer_role)
+    attacker.move(move)
+    for data in attacker.data_to_send():
+        defender.receive(data)
+    if ending == "resign":
+        attacker.resign()
+    else:
+        attacker.claim_forfeit(ending)
+    end = attacker.data_to_send()
+    view = _view(defender)
+    assert defender.my_turn, "after its reply, the defender is to move"
+    defender.move(rng.choice(view.legal_moves))
+    for data in defender.data_to_send():  # the reply, then the move: both cross the end
+        attacker.receive(data)
+    for data in end:
+        defender.receive(data)
+    pair.deliver()
+    winner = defender if ending == "resign" else attacker
+    return Result(attacker, None, other=defender, winner=winner.role)
+
+
+def crossing_resignation_at_a_challenge(seed: int) -> Result:
+    return _crossing_end_at_a_challenge(seed, RuleOptions(), "resign")
+
+
+def crossing_time_claim_at_a_challenge(seed: int) -> Result:
+    return _crossing_end_at_a_challenge(seed, TIMED, "time")
+
+
+def blind_probe_crossing_resignation(seed: int) -> Result:
+    """A blind attacker queries another rank's slot while the defender resigns: its R
+    crossed the end on the wire, and the state of play takes it, so the audit replays that
+    challenge on both sides and convicts the attacker in both files."""
+    pair = _blind_pair(seed, JOINER)
+    move = _blind_challenge_by(pair, JOINER, seed)
+    joiner = _cheater(pair.joiner)
+    rank = _own_rank_on(joiner, move.from_square)
+    joiner.fake_rank = Rank.SPY if rank != Rank.SPY else Rank.PRIVATE
+    joiner.move(move)
+    joiner.fake_rank = None
+    probe = joiner.data_to_send()
+    pair.host.resign()
+    resignation = pair.host.data_to_send()
+    for data in probe:
+        pair.host.receive(data)
+    for data in resignation:
+        joiner.receive(data)
+    pair.deliver()
+    return Result(pair.host, None, other=joiner)
+
+
+def turn_action_crossing_a_turn(seed: int) -> Result:
+    """The side to move offers a draw with its move; the other side signs a decline whose
+    `ack` stops before that move. In the receiver's order the decline looks in turn, but in
+    its sender's view there was no offer and the turn was not its own: `out-of-turn`, in
+    both files."""
+    pair = _to_play(seed)
+    mover = pair.host if pair.host.my_turn else pair.joiner
+    cheater = pair.peer(mover.peer_role)
+    view = _view(mover)
+    before = mover.flow.senders[mover.role].hashes[-1]
+    mover.move(next(m for m in view.legal_moves if not view.is_challenge(m)), offer_draw=True)
+    offer = mover.data_to_send()
+    decline = forge(cheater, "draw_decline", {}, ack=before, record=True)
+    for data in offer:
+        cheater.flow.process(mover.role, data)  # (it holds the offer in its own file)
+    return _deliver_one(pair, cheater, decline)
+
+
 def disputed_time_claim(seed: int) -> Result:
     """A move-time claim that the claimed side, present and disagreeing, disputes."""
     pair = _to_play_with(seed, TIMED)
@@ -1267,6 +1362,17 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("blind-table-crossing-resignation", "a blind table crossing the attacker's "
              "resignation", None, None, 0, blind_table_crossing_resignation, None,
              "resignation"),
+    Scenario("crossing-resignation-at-a-challenge", "the attacker resigns with its challenge "
+             "waiting; the defender's reply and next move cross the resignation", None, None,
+             0, crossing_resignation_at_a_challenge, None, "resignation"),
+    Scenario("crossing-time-claim-at-a-challenge", "the attacker claims the time of the reply "
+             "it is owed; the defender's reply and next move cross the claim", None, None, 4,
+             crossing_time_claim_at_a_challenge, None, "time_forfeit"),
+    Scenario("blind-probe-crossing-resignation", "blind: the attacker queries another rank's "
+             "slot while the defender resigns", JOINER, "blind-wrong-input", 1,
+             blind_probe_crossing_resignation),
+    Scenario("turn-action-crossing-a-turn", "a draw decline whose ack stops before the move "
+             "that offered the draw", None, "out-of-turn", 1, turn_action_crossing_a_turn),
     # the audit
     Scenario("audit-false-opening", "open a commitment to another rank at the audit", JOINER,
              "false-opening", 1, audit_false_opening),
@@ -1318,18 +1424,25 @@ def transcript_bytes(result: Result) -> bytes:
 
 
 def write_transcripts(outdir: Path, seed: int = 1) -> dict[str, dict[str, Any]]:
-    """Write each scenario's honest-side transcript and a manifest of expected verdicts."""
+    """Write each scenario's honest-side transcript (both sides' files, named `-host` and
+    `-joiner`, when the scenario keeps both) and a manifest of expected verdicts."""
     outdir.mkdir(parents=True, exist_ok=True)
     manifest = {}
     for scenario in SCENARIOS:
         result = scenario.run(seed)
         owner = result.honest.role
-        name = f"{scenario.name}.gtr"
-        (outdir / name).write_bytes(transcript_bytes(result))
         cheater = (scenario.cheater or other(owner)) if scenario.rule else None
-        manifest[name] = {"cheat": scenario.cheat, "exit": scenario.exit_code,
-                          "cheater": cheater, "rule": scenario.rule, "owner": owner,
-                          "winner": scenario.winner, "termination": scenario.termination}
+        files = [(f"{scenario.name}.gtr", result)]
+        if result.other is not None:
+            files = [(f"{scenario.name}-{peer.role}.gtr", Result(peer, None))
+                     for peer in sorted((result.honest, result.other), key=lambda p: p.role)]
+        for name, kept in files:
+            (outdir / name).write_bytes(transcript_bytes(kept))
+            manifest[name] = {"cheat": scenario.cheat, "exit": scenario.exit_code,
+                              "cheater": cheater, "rule": scenario.rule,
+                              "owner": kept.honest.role,
+                              "winner": result.winner or scenario.winner,
+                              "termination": scenario.termination}
     (outdir / "expected.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return manifest
 

@@ -3,8 +3,9 @@ rests on (the transcript's proof, or a side's claim about time or absence)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from p2pgotg.protocol.errors import where_words
 from p2pgotg.rules import Termination
 
 
@@ -17,12 +18,15 @@ class Verdict:
     cheater: str | None = None
     rule: str | None = None
     detail: str = ""
-    index: int | None = None  # transcript message index of the violation
+    #: Where the violating message sits in this file: not part of the verdict, which is the
+    #: same for every file of the game (the message is named by its sender's `seq`).
+    index: int | None = field(default=None, compare=False)
     #: The roles whose forfeit claims the result rests on: their word about time or absence,
     #: which no transcript can prove (empty when the transcript proves the result).
     claimants: tuple[str, ...] = ()
     disputed_by: tuple[str, ...] = ()  # roles that signed a dispute of such a claim
     white: str | None = None  # the role that played White, when the coin was tossed
+    seq: int | None = None  # the violating message's sequence number in its sender's chain
 
     @property
     def proven(self) -> bool:
@@ -47,7 +51,8 @@ class Verdict:
 
     def describe(self) -> str:
         if not self.clean:
-            return (f"{self.who(self.cheater)} broke rule {self.rule} at message {self.index}: "
+            return (f"{self.who(self.cheater)} broke rule {self.rule}"
+                    f"{where_words(self.seq, self.index)}: "
                     f"{self.detail}; {self.who(self.winner)} wins")
         text = self.result()
         if self.claimants:
