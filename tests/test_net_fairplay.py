@@ -9,6 +9,7 @@ autojump clock: minutes pass in no real time and the numbers are exact.
 from __future__ import annotations
 
 import contextlib
+import copy
 import hashlib
 import random
 from collections.abc import Callable
@@ -64,10 +65,16 @@ class Cheater:
         self.commit = commit
         self.held: list[bytes] = []
         self.frames: list[bytes] = []  # control frames the host sent
+        # The peer as it was before the message it last took, and before the message that
+        # gave it the turn: what it can still sign as if that message had not come.
+        self.fork: Peer = copy.deepcopy(self.peer)
+        self.before_turn: Peer | None = None
 
     async def connect(self, host: GameSession, limits: Limits, nursery: trio.Nursery,
-                      stay: float, send_first: list[bytes] | None = None) -> None:
-        """One connection of `stay` seconds: resend what the host lacks, then play."""
+                      stay: float, send_first: list[bytes] | None = None,
+                      send_last: list[bytes] | None = None) -> None:
+        """One connection of `stay` seconds: resend what the host lacks, then play; at
+        the end, send `send_last`."""
         a, b = trio.testing.memory_stream_pair()
         ours = frames(limits, b)
         done = trio.Event()
@@ -82,6 +89,14 @@ class Cheater:
             with contextlib.suppress(NetError):
                 await ours.keep_alive()
 
+        if send_last:
+            async def last_words() -> None:
+                await trio.sleep(stay - 0.5)
+                for data in send_last:
+                    with contextlib.suppress(NetError):
+                        await ours.send(data)
+
+            nursery.start_soon(last_words)
         with trio.move_on_after(stay):
             async with trio.open_nursery() as inner:
                 inner.start_soon(keep_alive)
@@ -99,7 +114,10 @@ class Cheater:
                     if parse_control(frame) is not None:
                         self.frames.append(frame)
                         continue
-                    self.peer.receive(frame)
+                    try:
+                        self.peer.receive(frame)
+                    except RemoteProtocolError:  # (it answers a message we forged aside)
+                        continue
                     self.act()
                     for data in self.peer.data_to_send():
                         if self.withhold(data):
@@ -111,6 +129,11 @@ class Cheater:
 
     def act(self) -> None:
         peer = self.peer
+        if not peer.my_turn:
+            self.before_turn = None
+        elif self.before_turn is None:
+            self.before_turn = copy.deepcopy(self.fork)  # (as it was before its turn came)
+        self.fork = copy.deepcopy(peer)
         if peer.phase is Phase.HELLO and JOINER not in peer.flow.hellos:
             peer.accept()
         elif self.commit and peer.phase is Phase.SETUP and peer.own_setup is None \
@@ -223,6 +246,93 @@ async def test_away_time_adds_up_across_reconnects(tmp_path, autojump_clock):
     assert now < limits.abandon * 3 / 2.5 + 10  # (away 5/6 of the time)
     host.claim_abandonment()
     assert claims_in(host) == [(HOST, "abandoned")]
+
+
+def joiner_owes_a_move(session: GameSession) -> bool:
+    flow = session.peer.flow
+    return flow.game is not None and flow.pending is None and not flow.is_over \
+        and flow.role_of(flow.game.turn) == JOINER
+
+
+@pytest.mark.parametrize("stay", [2.9, 0.4])
+async def test_a_move_clock_runs_out_however_often_its_owner_reconnects(tmp_path, capsys,
+                                                                       autojump_clock, stay):
+    """The side to move under `--move-time` reconnects every 3 s and never moves. Once its
+    time has run out, the deadline is that moment, not "now" at each new connection: the
+    claim comes at most one grace period after it (third review, finding 4: 45 s against
+    a 16 s bound before)."""
+    limits = Limits(grace=5.0)
+    host = new_host(tmp_path, limits, RuleOptions(move_seconds=10))
+    cheater = Cheater(lambda d: False)
+    host.perform(lambda p: p.start())
+    turn_at: list[float] = []
+    claim_at: list[float] = []
+    with trio.fail_after(300):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(drive, host, BotSeat(random.Random(3)).step)
+
+            async def watch() -> None:
+                turn_at.append(await until(host, joiner_owes_a_move))
+                claim_at.append(await until(host, lambda s: s.peer.flow.is_over))
+
+            nursery.start_soon(watch)
+            while not host.done:
+                await cheater.connect(host, limits, nursery, stay)
+                await trio.sleep(3.0 - stay)
+            nursery.cancel_scope.cancel()
+    claimed = claim_at[0]
+    assert claims_in(host) == [(HOST, "time")]
+    # out of time at turn + 10 s; claimed within one grace period of that (plus, when no
+    # connection is up at that moment, until the next one opens)
+    assert claimed - turn_at[0] <= 10 + limits.grace + (3.0 - stay) + 0.01
+    verdict = host.verdict
+    assert verdict is not None and (verdict.termination, verdict.winner) == (
+        Termination.TIME_FORFEIT, HOST)
+
+
+async def test_a_staller_that_claims_abandonment_is_disputed_and_not_booked_away(
+        tmp_path, capsys, autojump_clock):
+    """Third review, finding 3. No clock; the joiner owes a move, stays connected and silent
+    past the abandonment limit, sends one undecodable frame, comes back and signs an
+    abandonment claim whose ack stops before the host's last move (valid in its view: the
+    host owed that move). The host was there all along: the silent connection is not the
+    joiner's absence, and the claim against it is disputed, because by the host's own
+    record it owed nothing when the claim came."""
+    limits = Limits(abandon=30.0, silence=1000.0, keepalive=1.0)
+    host = new_host(tmp_path, limits)
+    cheater = Cheater(lambda d: False)
+    host.perform(lambda p: p.start())
+    with trio.fail_after(600):
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(drive, host, BotSeat(random.Random(3)).step)
+            await cheater.connect(host, limits, nursery, 2.0)  # hellos, coin, setups
+            await cheater.connect(host, limits, nursery, 2.0)
+            if not joiner_owes_a_move(host):  # the joiner is White: it moves once
+                view = cheater.peer.view
+                assert view is not None and cheater.peer.my_turn
+                cheater.peer.move(next(m for m in view.legal_moves
+                                       if not view.is_challenge(m)))
+                cheater.act()
+                await cheater.connect(host, limits, nursery, 2.0)
+            assert joiner_owes_a_move(host) and cheater.before_turn is not None
+            # connected and silent for twice the limit, then garbage: the host drops it
+            await cheater.connect(host, limits, nursery, 2 * limits.abandon,
+                                  send_last=[b"\xc1 not a message"])
+            await trio.sleep(1.0)
+            assert host.away_for(trio.current_time()) < 5.0, "silence booked as absence"
+            claim = cheater.before_turn.claim_forfeit("abandoned")
+            assert claim  # (its view: the host owed the move)
+            forged = cheater.before_turn.messages_since(cheater.peer.flow.next_seq(JOINER))
+            assert [type_of(d) for d in forged] == ["forfeit_claim", "audit"]
+            await cheater.connect(host, limits, nursery, 3.0, send_first=forged)
+            nursery.cancel_scope.cancel()
+    assert claims_in(host) == [(JOINER, "abandoned")]
+    mine = [type_of(d) for r, d in parse(host.path.read_bytes()).messages if r == HOST]
+    assert mine[-1] == "dispute" or "dispute" in mine
+    host.close()
+    code = cli_main(["verify", str(host.path)])
+    out = capsys.readouterr().out
+    assert code == 4 and "disputed by" in out and "wins (abandonment)" in out
 
 
 # -- input that proves nothing ----------------------------------------------------------------

@@ -53,7 +53,8 @@ class Clocks:
         return (total is not None and total <= 0) or (move is not None and move <= 0)
 
     def deadline(self, role: str, now: float) -> float | None:
-        """The time at which `role` will be out of time if it does not answer."""
+        """The moment `role` is out of time if it does not answer: a fixed moment, in the
+        past once it has run out (so that waiting for it never starts again)."""
         candidates = [
             now + left
             for left in (self.remaining(role, now), self.move_remaining(role, now))

@@ -143,8 +143,12 @@ class GameSession:
         self._owed: tuple[object, ...] | None = None
         self._owed_since = 0.0
         self._away_total = 0.0  # time the peer was away while owing it, closed intervals
+        # The same for what we owe: absence belongs to the party that owes, so a claim that
+        # we abandoned the game is judged by our own record (`_disputes`).
+        self._mine: tuple[object, ...] | None = None
+        self._mine_since = 0.0
+        self._my_away_total = 0.0
         self._connected_at: float | None = None  # when the current connection opened
-        self._unreadable = False  # the current connection brought input that proves nothing
         self._bye_have: int | None = None  # the `have` of our last bye on this connection
         self._done_at: float | None = None  # when this connection saw the game done
         self._timed: tuple = ()  # what `_timers` computes its deadlines from
@@ -233,6 +237,9 @@ class GameSession:
         owed = self._what_peer_owes()
         if owed != self._owed:
             self._owed, self._owed_since, self._away_total = owed, now, 0.0
+        mine = self._what_we_owe()
+        if mine != self._mine:
+            self._mine, self._mine_since, self._my_away_total = mine, now, 0.0
         timing = self._timing()
         if timing != self._timed:  # (most messages change no deadline: `_timers` sleeps on)
             self._timed = timing
@@ -250,7 +257,9 @@ class GameSession:
     def _disputes(self, events: list[Event], now: float) -> list[int]:
         """The peer's claims against us that we sign a dispute of (SPEC 2.6): every one,
         except a clock claim that our own reading of our clock agrees with (within a
-        second), and an abandonment claim after we really were away that long."""
+        second), and an abandonment claim while we owed something (by our own record) and
+        had been away, with no working connection, that long in all (within a second).
+        Absence is the owing party's: the peer's away time says nothing about ours."""
         me, them = self.peer.role, self.peer.peer_role
         found = []
         for event in events:
@@ -258,7 +267,8 @@ class GameSession:
                 continue
             if event.reason == "time" and self.clocks.flagged(me, now + 1.0):
                 continue
-            if event.reason == "abandoned" and self.away_for(now) >= self.limits.abandon:
+            if event.reason == "abandoned" and self._mine is not None \
+                    and self.my_away_for(now) >= self.limits.abandon - 1.0:
                 continue
             found.append(event.seq)
         return found
@@ -350,7 +360,8 @@ class GameSession:
         now = trio.current_time()
         if self.away_since is not None:
             self._away_total += max(0.0, now - max(self.away_since, self._owed_since))
-        self._connected_at, self._unreadable = now, False
+            self._my_away_total += max(0.0, now - max(self.away_since, self._mine_since))
+        self._connected_at = now
         self.away_since = None
         self.problem = None
         self.peer_has = peer_has
@@ -372,9 +383,6 @@ class GameSession:
             raise unwrap(group) from None
         finally:
             now = trio.current_time()
-            if self._unreadable and self._connected_at is not None:
-                # a connection that brought only garbage counts as time away
-                self._away_total += max(0.0, now - max(self._connected_at, self._owed_since))
             self._connected_at = None
             self.link = Link.CLOSED if self.finished else Link.RECONNECTING
             if not self.finished and self.away_since is None:
@@ -445,7 +453,6 @@ class GameSession:
         except RemoteProtocolError as exc:
             said = printable(str(exc), SHOWN)  # (it may quote the peer's bytes)
             if not exc.violation.signed:  # proves nothing: drop this connection, resume
-                self._unreadable = True
                 self.problem = f"unreadable input from the other player: {said}"
                 with trio.move_on_after(2):
                     await channel.send(control("error", reason=f"dropping the connection: "
@@ -497,6 +504,16 @@ class GameSession:
         owed = flow.owes(self.peer.peer_role)
         if owed is None or (not flow.is_over and flow.owes(self.peer.role) is not None):
             return None
+        return self._obligation(owed)
+
+    def _what_we_owe(self) -> tuple[object, ...] | None:
+        """What we owe, identified as `_what_peer_owes` identifies the peer's; None when
+        nothing."""
+        owed = self.peer.flow.owes(self.peer.role)
+        return None if owed is None else self._obligation(owed)
+
+    def _obligation(self, owed: str) -> tuple[object, ...]:
+        flow = self.peer.flow
         game, pending = flow.game, flow.pending
         return (owed, flow.phase, game.ply if game is not None else -1,
                 pending.ply if pending is not None else -1,
@@ -513,9 +530,7 @@ class GameSession:
             return self._owed_since + limits.duty, "time"
         if kind == "setup":
             return self._owed_since + limits.setup, "time"
-        if kind == "move":
-            if self.clocks.flagged(self.peer.peer_role, now):
-                return now, "time"
+        if kind == "move":  # (when the clock ran out: a moment past, never "now")
             due = self.clocks.deadline(self.peer.peer_role, now)
             return None if due is None else (due, "time")
         if kind == "audit" and self.peer.role in flow.audits and flow.audit_claim is None:
@@ -524,11 +539,20 @@ class GameSession:
 
     def away_for(self, now: float) -> float:
         """How long the peer has been away (no working connection) in all while owing
-        what it owes now: across reconnects, a connection that brought only unreadable
-        input counted as away."""
+        what it owes now, across reconnects. A connection that brings input proving
+        nothing is dropped at once: the time until it drops is not away time, the time
+        after is (SPEC 3.6)."""
         total = self._away_total
         if self.away_since is not None:
             total += max(0.0, now - max(self.away_since, self._owed_since))
+        return total
+
+    def my_away_for(self, now: float) -> float:
+        """How long we have been away in all while owing what we owe now, by our record
+        and our clock."""
+        total = self._my_away_total
+        if self.away_since is not None:
+            total += max(0.0, now - max(self.away_since, self._mine_since))
         return total
 
     def away_too_long(self, now: float) -> bool:
