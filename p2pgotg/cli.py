@@ -110,7 +110,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 
 #: What each exit code of `verify` means (SPEC 2.8; README).
 _FINDINGS = {
-    0: "finished; the audit is complete and clean: the transcript proves the result",
+    0: "finished and clean, no claim: the transcript proves the result (a complete "
+       "audit, or a resignation and the winner's audit)",
     1: "a rule was broken, proven by a message its breaker signed",
     2: "the file cannot be read: missing, damaged, edited, forged or cut short",
     3: "the game or its audit is not finished: nothing is proven yet",

@@ -161,7 +161,7 @@ async def refuser(ch: FramedChannel, peer: Peer, rng: random.Random,
             await flush()
 
 
-async def test_refusing_the_audit_loses_by_the_waiting_sides_claim(tmp_path, capsys,
+async def test_a_resigner_that_refuses_the_audit_loses_proven_by_the_winners_audit(tmp_path, capsys,
                                                                    autojump_clock):
     limits = Limits(audit=60.0, bye=5.0)
     host = new_host(tmp_path, RuleOptions(), limits)
@@ -193,15 +193,18 @@ async def test_refusing_the_audit_loses_by_the_waiting_sides_claim(tmp_path, cap
     assert ended - claimed == pytest.approx(limits.bye, abs=0.01)
     verdict = host.verdict
     assert verdict is not None and verdict.clean and not verdict.audit_complete
+    # the joiner resigned: its signed resignation and the host's audit prove the result,
+    # its refusal to audit changes nothing (SPEC 2.6)
     assert (verdict.termination, verdict.winner, verdict.claimants) == (
-        Termination.ABANDONMENT, HOST, (HOST,))
+        Termination.RESIGNATION, HOST, ())
+    assert verdict.winner_audited and verdict.proven
     assert host.link is Link.RECONNECTING  # done, but the claim was never confirmed
     claims = [Envelope.decode(d).body() for r, d in parse(host.path.read_bytes()).messages
               if r == HOST and type_of(d) == "forfeit_claim"]
     assert [c["reason"] for c in claims] == ["audit"]
     host.close()
     code, out = verify(host.path, capsys)
-    assert code == 4 and "did not open its commitments" in out
+    assert code == 0 and "never opened its own" in out
 
 
 # -- silence ------------------------------------------------------------------------------

@@ -1036,6 +1036,13 @@ class GameFlow:
                            detail="the game ended before both setups were revealed",
                            claimants=self.claimants, disputed_by=disputed, white=self.white)
         standing = self.audit_claim
+        if standing is not None and termination is Termination.RESIGNATION \
+                and winner == standing[0]:
+            # The loser signed its own defeat: the winner's audit alone proves the result
+            # (the loser's missing openings could only hide its own cheating, SPEC 2.6).
+            standing = None
+            if len(self.audits) < 2:
+                return self._resignation_verdict(winner, disputed)
         if len(self.audits) == 2:
             problem = self._audit_replay()
             if problem is not None:
@@ -1056,6 +1063,21 @@ class GameFlow:
                            f"{late}")
         return Verdict(termination, winner, clean=True, audit_complete=True,
                        claimants=self.claimants, disputed_by=disputed, white=self.white)
+
+    def _resignation_verdict(self, winner: str, disputed: tuple[str, ...]) -> Verdict:
+        """The loser resigned and never opened its commitments; the winner's are opened
+        (checked on arrival) and its part of every blind challenge is replayed."""
+        problem = self._replay_blind(only=winner)
+        if problem is not None:
+            cheater, rule, detail, index = problem
+            index, seq = self._locate(cheater, index)
+            return Verdict(None, other(cheater), clean=False, audit_complete=False,
+                           cheater=cheater, rule=rule, detail=detail, index=index,
+                           white=self.white, seq=seq)
+        return Verdict(Termination.RESIGNATION, winner, clean=True, audit_complete=False,
+                       disputed_by=disputed, white=self.white, winner_audited=True,
+                       detail=f"the {other(winner)} resigned and never opened its "
+                       "commitments")
 
     def conclusion(self) -> Verdict | None:
         """The verdict so far: the audit's when it is complete (or a proven violation, or
@@ -1090,19 +1112,19 @@ class GameFlow:
             self._audit_replayed = True
         return self._audit_problem
 
-    def _replay_blind(self) -> tuple[str, str, str, int] | None:
+    def _replay_blind(self, only: str | None = None) -> tuple[str, str, str, int] | None:
         """Every blind challenge again, byte for byte, from the opened seeds and ranks,
-        the one in flight when the game ended included."""
+        the one in flight when the game ended included. `only`: check that side's part
+        alone (its key S, its R as attacker, its tables as defender), from its own audit
+        and what the other side made public."""
         assert self.game_id is not None and self.options is not None
         if self.options.challenge_mode is not ChallengeMode.BLIND:
             return None
-        keys = {}
-        for role in ROLES:
-            y, S = ot.sender_keypair(self.audits[role][2])
-            if self.reveals[role].ot != S:
+        audited = ROLES if only is None else (only,)
+        for role in audited:
+            if self.reveals[role].ot != ot.sender_keypair(self.audits[role][2])[1]:
                 return (role, "blind-sender-key", "the OT key S is not the one its seed gives",
                         self._reveal_index[role])
-            keys[role] = y, S
         checks: list[tuple[int, str, int, int, bytes, tuple[bytes, ...], tuple[bytes, ...],
                            int, int]] = [
             (rec.n, rec.attacker, rec.attacker_pid, rec.defender_pid, rec.point, rec.commits,
@@ -1114,16 +1136,19 @@ class GameFlow:
                            left.reply_index))
         for n, attacker, a_pid, d_pid, point, commits, cts, move_index, reply_index in checks:
             defender = other(attacker)
-            a_rank = Rank(self.audits[attacker][0][a_pid])
+            S = self.reveals[defender].ot  # (checked against the defender's seed above,
+            assert S is not None  # when its audit is in)
+            if attacker in audited:
+                a_rank = Rank(self.audits[attacker][0][a_pid])
+                if not ot.check_receiver(self.audits[attacker][2], n, S, int(a_rank) + 1,
+                                         point):
+                    return attacker, "blind-wrong-input", (
+                        f"challenge {n}: R is not what the seed and the attacker's committed "
+                        f"rank ({a_rank.display_name}) give"), move_index
+            if not cts or defender not in audited:
+                continue  # (ended before the defender's table came, or not checked here)
             d_rank = Rank(self.audits[defender][0][d_pid])
-            a_seed, d_seed = self.audits[attacker][2], self.audits[defender][2]
-            y, S = keys[defender]
-            if not ot.check_receiver(a_seed, n, S, int(a_rank) + 1, point):
-                return attacker, "blind-wrong-input", (
-                    f"challenge {n}: R is not what the seed and the attacker's committed "
-                    f"rank ({a_rank.display_name}) give"), move_index
-            if not cts:
-                continue  # (ended before the defender's table came)
+            d_seed = self.audits[defender][2]
             tokens = ot.outcome_tokens(d_seed, n)
             expected = tuple(ot.token_commitment(self.game_id, n, o, t)
                              for o, t in enumerate(tokens))

@@ -577,6 +577,23 @@ def refuse_audit(seed: int) -> Result:
     return Result(honest, None)
 
 
+def resigner_disputes_the_audit_claim(seed: int) -> Result:
+    """The loser resigns, never opens its commitments, and disputes the winner's audit
+    claim. Its signed resignation and the winner's audit prove the result: the dispute of
+    the claim changes nothing (SPEC 2.6)."""
+    pair = _to_play(seed)
+    winner, loser = pair.host, pair.joiner
+    loser.__class__ = CheatingPeer
+    _cheater(loser).refuse_audit = True
+    loser.resign()
+    pair.deliver()  # the resignation; the winner's audit
+    winner.claim_forfeit("audit")  # the driver's audit timeout expired
+    pair.deliver()
+    loser.dispute(max(loser.flow.claims_made[winner.role]))
+    pair.deliver()
+    return Result(winner, None)
+
+
 def stall_on_challenge(seed: int) -> Result:
     """The defender, having seen the attacker's rank, never answers: it loses on time."""
     pair = _to_play(seed)
@@ -621,6 +638,12 @@ class CheatingPeer(Peer):
     fake_rank: Rank | None = None  # as attacker: choose the slot of this rank instead
     withhold_outcome: bool = False  # as attacker: learn the outcome, then say nothing
     other_sender_seed: bytes | None = None  # publish and use an S not from the committed seed
+    refuse_audit: bool = False  # never open its commitments at the end
+
+    def _duties(self) -> list[Event]:
+        if self.refuse_audit and self.flow.is_over:
+            return []
+        return super()._duties()
 
     def _sender_keypair(self) -> tuple[bytes, bytes]:
         if self.other_sender_seed is None:
@@ -1380,6 +1403,9 @@ SCENARIOS: tuple[Scenario, ...] = (
              "composition", 1, wrong_composition),
     Scenario("refuse-audit", "refuse the audit", JOINER, None, 4, refuse_audit, "host",
              "abandonment"),
+    Scenario("resigner-disputes-audit-claim", "resign, never open one's commitments, and "
+             "dispute the winner's audit claim", None, None, 0,
+             resigner_disputes_the_audit_claim, "host", "resignation"),
     # the transcript file: what its owner can do proves nothing about the other side
     Scenario("replay-other-game", "a message of another game spliced into the file", None,
              None, 2, replay_other_game),

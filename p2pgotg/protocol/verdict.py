@@ -27,12 +27,16 @@ class Verdict:
     disputed_by: tuple[str, ...] = ()  # roles that signed a dispute of such a claim
     white: str | None = None  # the role that played White, when the coin was tossed
     seq: int | None = None  # the violating message's sequence number in its sender's chain
+    #: The result is the loser's signed resignation, and the winner's own commitments were
+    #: all opened and checked: proven without the loser's audit (SPEC 2.6).
+    winner_audited: bool = False
 
     @property
     def proven(self) -> bool:
         """The transcript alone proves this result: a clean, complete audit and no claim,
         or a rule broken in a signed message."""
-        return (not self.clean) or (self.audit_complete and not self.claimants)
+        return (not self.clean) or (
+            (self.audit_complete or self.winner_audited) and not self.claimants)
 
     def who(self, role: str | None) -> str:
         """A role as a reader of the result wants it: its colour first, when known."""
@@ -48,6 +52,11 @@ class Verdict:
         how = self.termination.value.replace("_", " ") if self.termination else \
             "a proven violation"
         return ("draw" if self.winner is None else f"{self.who(self.winner)} wins") + f" ({how})"
+
+    def _loser(self) -> str | None:
+        if self.winner is None:
+            return None
+        return "joiner" if self.winner == "host" else "host"
 
     def describe(self) -> str:
         if not self.clean:
@@ -65,6 +74,11 @@ class Verdict:
                 text += f" ({self.detail})"
         if self.audit_complete:
             return f"{text}; audit complete: every commitment opened and checked, clean"
+        if self.winner_audited:
+            return (f"{text}; proven by the resignation {self.who(self._loser())} signed and "
+                    f"the audit of {self.who(self.winner)}: every commitment of the winner "
+                    f"opened and checked, clean ({self.who(self._loser())} never opened its "
+                    "own)")
         if self.claimants:
             return f"{text}; audit incomplete"
         return f"{text}; audit incomplete: {self.detail}"
