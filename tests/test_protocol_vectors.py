@@ -72,3 +72,28 @@ def test_signed_envelope() -> None:
     body = msgpack.unpackb(x(v["body"]), raw=False)
     assert body["t"] == "move" and body["game"] == x(VECTORS["game_id"]["game_id"])
     assert v["body_hash"] == H("p2pgotg/body/v1", x(v["body"])).hex()
+
+
+def test_signature_cases_are_judged_as_spec_2_1_says() -> None:
+    """Each signature vector is accepted or refused by our verifier exactly as marked, and
+    by libsodium's (PyNaCl), an independent strict verifier: the R = identity signature,
+    which OpenSSL's equation alone accepts, is refused by both."""
+    from nacl.exceptions import BadSignatureError
+    from nacl.signing import VerifyKey
+
+    from p2pgotg.crypto import valid_public_key
+    from p2pgotg.crypto.identity import verify
+
+    v = VECTORS["signatures"]
+    message = b"p2pgotg/sign/v1\x00" + x(v["body"])
+    assert len(v["cases"]) >= 4 and {c["valid"] for c in v["cases"]} == {True, False}
+    for case in v["cases"]:
+        key, sig = x(case["key"]), x(case["sig"])
+        assert (valid_public_key(key) and verify(key, x(v["body"]), sig)) is case["valid"], \
+            case["case"]
+        try:
+            VerifyKey(key).verify(message, sig)
+            sodium = True
+        except (BadSignatureError, ValueError):
+            sodium = False
+        assert sodium is case["valid"], case["case"]

@@ -3,9 +3,12 @@
 A signature is evidence only if the key behind it is a proper public key: a key of small
 order (the identity point among them) or outside the prime-order subgroup lets anyone make
 "signatures" that verify for any message. So a peer's key is validated once, in its hello
-(`valid_public_key`), and every signature is verified strictly (`verify`): RFC 8032's
-cofactorless equation with a canonical S < L (OpenSSL through `cryptography`), on a
-validated key.
+(`valid_public_key`), and every signature is verified strictly (`verify`, SPEC 2.1): R a
+valid point (canonical, not of small order, in the prime-order subgroup), S canonical
+(S < L), then RFC 8032's cofactorless equation (OpenSSL through `cryptography`) on a
+validated key. That is what libsodium's verification accepts too: OpenSSL alone would take
+R = the identity point, a second signature only the key holder can make, which libsodium
+refuses.
 """
 
 from __future__ import annotations
@@ -51,11 +54,13 @@ def sign(key: Ed25519PrivateKey, body: bytes) -> bytes:
 
 
 def verify(public_key: bytes, body: bytes, signature: bytes) -> bool:
-    """True when `signature` is `public_key`'s signature over `body`: S canonical (below L)
-    and the verification equation holding. The key itself is checked once, in the hello
-    that carries it (`valid_public_key`)."""
+    """True when `signature` is `public_key`'s signature over `body`: R a valid point, S
+    canonical (below L) and the verification equation holding. The key itself is checked
+    once, in the hello that carries it (`valid_public_key`)."""
     if len(public_key) != PUBLIC_KEY_LEN or len(signature) != SIGNATURE_LEN:
         return False
+    if not crypto_core_ed25519_is_valid_point(signature[:32]):
+        return False  # R of small order (the identity among them), or not canonical
     if int.from_bytes(signature[32:], "little") >= L:
         return False  # a non-canonical S: the same signature in another encoding
     try:

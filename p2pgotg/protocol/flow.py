@@ -369,13 +369,14 @@ class GameFlow:
                 raise fail("hello-first", f"the first message must be hello, not {body.type}",
                            signed=False)
             key = body["key"]
+            if not valid_public_key(key):  # (before the signature: under such a key,
+                # anyone can make one, so the hello proves nothing about anyone)
+                raise fail("bad-key", "the hello's key is not a proper Ed25519 public key "
+                           "(small order, outside the prime-order subgroup, or not canonical): "
+                           "its signatures prove nothing", signed=False)
             if not trusted and not env.verified_by(key):
                 raise fail("bad-signature", "the signature does not verify with the key in "
                            "the hello", signed=False)
-            if not valid_public_key(key):
-                raise fail("bad-key", "the hello's key is not a proper Ed25519 public key "
-                           "(small order, outside the prime-order subgroup, or not canonical): "
-                           "its signatures would prove nothing")
         elif not trusted and not env.verified_by(key):
             raise fail("bad-signature", "the signature does not verify with the sender's key",
                        signed=False)

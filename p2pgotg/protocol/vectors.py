@@ -30,6 +30,41 @@ def _bytes(label: str, n: int = 32) -> bytes:
     return hashlib.sha256(label.encode()).digest()[:n]
 
 
+def _signature_cases(seed: bytes, body: bytes, good: bytes) -> list[dict[str, Any]]:
+    """Signatures a strict verifier must accept or refuse (SPEC 2.1), each over `body`
+    (signed as `tag || 0x00 || body`) with the key of `seed`, or with the identity point as
+    the key. The third is the key holder's second signature (R = the identity point):
+    OpenSSL's equation alone accepts it, libsodium refuses it, SPEC 2.1 refuses it."""
+    from p2pgotg.crypto.hashing import TAG_SIGN
+    from p2pgotg.crypto.identity import L
+
+    digest = hashlib.sha512(seed).digest()
+    a = bytearray(digest[:32])
+    a[0] &= 248
+    a[31] &= 127
+    a[31] |= 64
+    scalar = int.from_bytes(a, "little") % L
+    key = public_bytes(key_from_seed(seed))
+    identity = bytes([1]) + bytes(31)
+    message = TAG_SIGN + b"\x00" + body
+    k = int.from_bytes(hashlib.sha512(identity + key + message).digest(), "little") % L
+    r_identity = identity + (k * scalar % L).to_bytes(32, "little")
+    s_plus_l = good[:32] + (int.from_bytes(good[32:], "little") + L).to_bytes(32, "little")
+    seven = (7).to_bytes(32, "little")  # under the identity key, (7B, 7) verifies for all
+    from nacl.bindings import crypto_scalarmult_ed25519_base_noclamp
+    forgery = crypto_scalarmult_ed25519_base_noclamp(seven) + seven
+    return [
+        {"case": "the signer's own signature", "key": key.hex(), "sig": good.hex(),
+         "valid": True},
+        {"case": "S not canonical (S + L)", "key": key.hex(), "sig": s_plus_l.hex(),
+         "valid": False},
+        {"case": "R the identity point, S = k*a (only the key holder can make it)",
+         "key": key.hex(), "sig": r_identity.hex(), "valid": False},
+        {"case": "the identity point as the key", "key": identity.hex(),
+         "sig": forgery.hex(), "valid": False},
+    ]
+
+
 def make_vectors() -> dict[str, Any]:
     host_sk, joiner_sk = key_from_seed(_bytes("host seed")), key_from_seed(_bytes("joiner seed"))
     host_key, joiner_key = public_bytes(host_sk), public_bytes(joiner_sk)
@@ -80,6 +115,11 @@ def make_vectors() -> dict[str, Any]:
             "body": env.body_bytes.hex(), "signature": env.signature.hex(),
             "envelope": env.encode().hex(), "body_hash": body_hash(env.body_bytes).hex(),
             "zero_hash": ZERO_HASH.hex(),
+        },
+        "signatures": {
+            "about": "each signature over the envelope's body (SPEC 2.1): valid or refused",
+            "body": env.body_bytes.hex(),
+            "cases": _signature_cases(_bytes("host seed"), env.body_bytes, env.signature),
         },
     }
 
