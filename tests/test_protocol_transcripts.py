@@ -40,6 +40,45 @@ def test_each_recorded_transcript_gets_its_expected_verdict(name: str, capsys) -
         assert "claimant's word" in out
 
 
+def _conforms(value: object, schema: dict) -> bool:
+    """The few JSON Schema keywords expected.schema.json uses (no dependency for more)."""
+    if "enum" in schema and value not in schema["enum"]:
+        return False
+    if "const" in schema and value != schema["const"]:
+        return False
+    kinds = schema.get("type")
+    if kinds is not None:
+        names = {"string": str, "object": dict, "null": type(None)}
+        kinds = kinds if isinstance(kinds, list) else [kinds]
+        if not any(isinstance(value, names[k]) for k in kinds):
+            return False
+    if isinstance(value, dict):
+        if any(k not in value for k in schema.get("required", ())):
+            return False
+        props = schema.get("properties", {})
+        if schema.get("additionalProperties") is False and set(value) - set(props):
+            return False
+        if not all(_conforms(value[k], sub) for k, sub in props.items() if k in value):
+            return False
+        extra = schema.get("additionalProperties")
+        if isinstance(extra, dict) and not all(_conforms(v, extra) for v in value.values()):
+            return False
+        for rule in schema.get("allOf", ()):
+            if _conforms(value, rule["if"]) and not _conforms(value, rule["then"]):
+                return False
+    return True
+
+
+def test_expected_json_follows_its_schema() -> None:
+    """Every entry states its verdict in full: a winner wherever there is a verdict (a draw
+    is "draw", never null), the cheater and rule exactly where a rule was broken."""
+    schema = json.loads((ROOT / "expected.schema.json").read_text())
+    for name, entry in EXPECTED.items():
+        assert _conforms({name: entry}, schema), name
+    assert not _conforms({"x.gtr": {**EXPECTED["honest-game.gtr"], "winner": None}}, schema)
+    assert not _conforms({"x.gtr": {**EXPECTED["equivocate.gtr"], "cheater": None}}, schema)
+
+
 def test_both_files_of_one_game_give_one_verdict() -> None:
     """Where both sides' files of one game are recorded (`NAME-host.gtr`, `NAME-joiner.gtr`:
     games whose messages crossed), the two files give the same verdict (SPEC 2.4); the

@@ -607,7 +607,7 @@ def stall_on_challenge(seed: int) -> Result:
     cheater.data_to_send()  # the reply it withholds
     attacker.claim_forfeit("time")
     attacker.data_to_send()
-    return Result(attacker, None)
+    return Result(attacker, None, winner=attacker.role)
 
 
 def bad_signature(seed: int) -> Result:
@@ -997,7 +997,7 @@ def blind_table_crossing_resignation(seed: int) -> Result:
     for data in table:
         attacker.receive(data)
     pair.deliver()
-    return Result(attacker, None)
+    return Result(attacker, None, winner=defender.role)
 
 
 def time_claim_crossing_resignation(seed: int) -> Result:
@@ -1009,7 +1009,7 @@ def time_claim_crossing_resignation(seed: int) -> Result:
     claimant.claim_forfeit("time")
     mover.resign()
     pair.deliver()
-    return Result(claimant, None)
+    return Result(claimant, None, winner=claimant.role)
 
 
 def crossing_abandonment_claims(seed: int) -> Result:
@@ -1130,7 +1130,7 @@ def disputed_time_claim(seed: int) -> Result:
     claim = max(mover.flow.claims[claimant.role])
     mover.dispute(claim)
     pair.deliver()
-    return Result(claimant, None)
+    return Result(claimant, None, winner=claimant.role)
 
 
 def refuse_coin_opening(seed: int) -> Result:
@@ -1306,7 +1306,9 @@ def _blind_honest(seed: int) -> Result:
 
 
 SCENARIOS: tuple[Scenario, ...] = (
-    Scenario("honest-game", "none: a whole honest game", None, None, 0, honest_game),
+    Scenario("honest-game", "none: a whole honest game (seed 1's random game: the host "
+             "captures the joiner's flag)", None, None, 0, honest_game, "host",
+             "flag_captured"),
     Scenario("honest-resignation", "none: a short game ended by resignation", None, None, 0,
              honest_resignation, "host", "resignation"),
     # the handshake and the hellos
@@ -1379,9 +1381,9 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("instant-audit-claim", "resignation, audit and audit claim in one burst",
              None, None, 0, instant_audit_claim, "host", "resignation"),
     Scenario("stall-on-challenge", "withhold the answer to a challenge", None, None, 4,
-             stall_on_challenge),
+             stall_on_challenge, None, "time_forfeit"),
     Scenario("disputed-time-claim", "a move-time claim the other side disputes", None, None,
-             4, disputed_time_claim),
+             4, disputed_time_claim, None, "time_forfeit"),
     Scenario("crossing-claims", "both sides claim abandonment across a network split",
              None, None, 4, crossing_abandonment_claims, "draw", "abandonment"),
     Scenario("claim-crossing-resignation", "a time claim crossing the other's resignation",
@@ -1420,8 +1422,9 @@ SCENARIOS: tuple[Scenario, ...] = (
     Scenario("damaged-own-secrets", "the owner's own saved secrets damaged", None, None, 2,
              damage_own_secrets),
     # blind mode
-    Scenario("blind-honest-game", "none: a whole honest blind-mode game", None, None, 0,
-             lambda seed: _blind_honest(seed)),
+    Scenario("blind-honest-game", "none: a whole honest blind-mode game (seed 1's random "
+             "game: the host captures the joiner's flag)", None, None, 0,
+             lambda seed: _blind_honest(seed), "host", "flag_captured"),
     Scenario("blind-garbled-slot", "blind: the defender spoils a slot the attacker did not "
              "choose", JOINER, "blind-wrong-table", 1, blind_garbled_other_slot),
     Scenario("blind-garbled-chosen-slot", "blind: the defender spoils the attacker's slot",
@@ -1466,13 +1469,19 @@ def write_transcripts(outdir: Path, seed: int = 1) -> dict[str, dict[str, Any]]:
         if result.other is not None:
             files = [(f"{scenario.name}-{peer.role}.gtr", Result(peer, None))
                      for peer in sorted((result.honest, result.other), key=lambda p: p.role)]
+        # who wins: the breaker of a rule loses (SPEC 2.6); no verdict in an unreadable or
+        # unfinished file
+        winner = other(cheater) if cheater else result.winner or scenario.winner
+        if scenario.exit_code in (2, 3):
+            winner = None
         for name, kept in files:
             (outdir / name).write_bytes(transcript_bytes(kept))
             manifest[name] = {"cheat": scenario.cheat, "exit": scenario.exit_code,
                               "cheater": cheater, "rule": scenario.rule,
-                              "owner": kept.honest.role,
-                              "winner": result.winner or scenario.winner,
+                              "owner": kept.honest.role, "winner": winner,
                               "termination": scenario.termination}
+            if result.other is not None:
+                manifest[name]["game"] = scenario.name
     (outdir / "expected.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return manifest
 
