@@ -30,3 +30,21 @@ def test_detail_is_the_str_and_follows_the_summary():
 def test_pin_mismatch_shows_both_pins():
     err = PinMismatchError(expected=b"\x01" * 32, got=b"\x02" * 32)
     assert str(err) == f"expected pin {'01' * 32}, got {'02' * 32}"
+
+
+def test_a_session_version_that_is_not_a_number_is_said_so() -> None:
+    """`v: "1"` is not version 1: the refusal must not read 'speaks version 1; this program
+    speaks version 1'."""
+    import msgpack
+    import pytest
+
+    from p2pgotg.net.session import SessionError, check_control
+
+    frame = msgpack.packb({"ctl": "ok", "v": "1"}, use_bin_type=True)
+    with pytest.raises(SessionError) as caught:
+        check_control(frame, "ok")
+    assert "not a number" in str(caught.value) and "version 1; this" not in str(caught.value)
+    frame = msgpack.packb({"ctl": "ok", "v": 2}, use_bin_type=True)
+    with pytest.raises(SessionError, match="speaks p2pgotg session version 2; this program "
+                       "speaks version 1"):
+        check_control(frame, "ok")

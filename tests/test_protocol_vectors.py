@@ -97,3 +97,22 @@ def test_signature_cases_are_judged_as_spec_2_1_says() -> None:
         except (BadSignatureError, ValueError):
             sodium = False
         assert sodium is case["valid"], case["case"]
+
+
+def test_chat_text_cases_follow_the_rule_text() -> None:
+    """SPEC 2.10's rule, applied here by hand, and the message schema agree on each case."""
+    from p2pgotg.protocol.messages import Body
+    from p2pgotg.protocol.wire import WireError
+
+    cases = VECTORS["chat_text"]["cases"]
+    assert {c["valid"] for c in cases} == {True, False}
+    for case in cases:
+        text = x(case["text"]).decode("utf-8")
+        by_rule = len(text) <= 280 and all(ord(c) >= 0x20 for c in text)
+        assert by_rule is case["valid"], case["case"]
+        try:
+            Body("chat", 1, bytes(32), bytes(32), bytes(32), {"text": text})
+            schema = True
+        except WireError:
+            schema = False
+        assert schema is case["valid"], case["case"]

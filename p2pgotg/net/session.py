@@ -677,9 +677,14 @@ def check_control(frame: bytes, kind: str) -> dict[str, Any]:
     ctl = parse_control(frame)
     if ctl is None:
         raise SessionError("the other side does not speak the p2pgotg session protocol")
-    if ctl.get("v") != SESSION_VERSION:
+    version = ctl.get("v")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise SessionError(f"the other side sent a session frame whose version is not a "
+                           f"number ({printable(repr(version), 20)}): it does not speak the "
+                           "p2pgotg session protocol")
+    if version != SESSION_VERSION:
         raise SessionError(f"the other side speaks p2pgotg session version "
-                           f"{printable(ctl.get('v'), 20)}; this program speaks version "
+                           f"{version}; this program speaks version "
                            f"{SESSION_VERSION}: update one of them")
     if ctl["ctl"] == "error":
         raise SessionError(printable(ctl.get("reason", "refused"), SHOWN))

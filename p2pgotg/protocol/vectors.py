@@ -65,6 +65,19 @@ def _signature_cases(seed: bytes, body: bytes, good: bytes) -> list[dict[str, An
     ]
 
 
+_CHAT_CASES = (
+    ("good game", True, "plain text"),
+    ("\U0001f468\u200d\U0001f469\u200d\U0001f467", True,
+     "an emoji sequence joined by U+200D (zero-width joiner)"),
+    ("\x7f\u0085\u202e", True, "DEL, a C1 control and a bidi override: valid, shown escaped"),
+    ("x" * 280, True, "280 code points"),
+    ("\u00e9" * 280, True, "280 code points of two bytes each"),
+    ("x" * 281, False, "281 code points"),
+    ("a\x1bb", False, "an ESC (below U+0020)"),
+    ("line\nbreak", False, "a line feed (below U+0020)"),
+)
+
+
 def make_vectors() -> dict[str, Any]:
     host_sk, joiner_sk = key_from_seed(_bytes("host seed")), key_from_seed(_bytes("joiner seed"))
     host_key, joiner_key = public_bytes(host_sk), public_bytes(joiner_sk)
@@ -115,6 +128,12 @@ def make_vectors() -> dict[str, Any]:
             "body": env.body_bytes.hex(), "signature": env.signature.hex(),
             "envelope": env.encode().hex(), "body_hash": body_hash(env.body_bytes).hex(),
             "zero_hash": ZERO_HASH.hex(),
+        },
+        "chat_text": {
+            "about": "chat texts as UTF-8 hex, each valid or malformed (SPEC 2.10: at most "
+                     "280 code points, none below U+0020)",
+            "cases": [{"text": text.encode().hex(), "valid": valid, "case": case}
+                      for text, valid, case in _CHAT_CASES],
         },
         "signatures": {
             "about": "each signature over the envelope's body (SPEC 2.1): valid or refused",

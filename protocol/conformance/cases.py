@@ -535,7 +535,7 @@ async def garbage(ctx: Ctx) -> str:
 
 
 @case("3.15", "broken chain: `prev` is not our previous message",
-      expect="error frame naming `chain-prev`", spec="2.3 step 5")
+      expect="error frame naming `chain-prev`", spec="2.3 step 6")
 async def chain_prev(ctx: Ctx) -> str:
     j = await ctx.join()
     await j.play(my_turn)
@@ -548,7 +548,7 @@ async def chain_prev(ctx: Ctx) -> str:
 
 @case("3.16", "broken chain: `ack` names no message of the host",
       expect="error frame naming `chain-ack`; the connection closes" + DROPPED,
-      spec="2.3 step 6", timeout=45)
+      spec="2.3 step 7", timeout=45)
 async def chain_ack(ctx: Ctx) -> str:
     j = await ctx.join()
     await j.play(my_turn)
@@ -571,7 +571,7 @@ async def opening_missing(ctx: Ctx) -> str:
 
 @case("3.19", "`ack` goes back: a zero ack after a non-zero one",
       expect="error frame naming `chain-ack` (our own two signed messages contradict)",
-      spec="2.3 step 6")
+      spec="2.3 step 7")
 async def ack_goes_back(ctx: Ctx) -> str:
     j = await ctx.join()
     await j.play(my_turn)
