@@ -167,9 +167,9 @@ async def one(timer: Timer, stay: float, period: float, folder: Path) -> tuple[f
             while not claimed_at:
                 connections += 1
                 await staller.connect(host, nursery, stay)
-                if timer.owes == "move" and timer.limit == LIMITS.abandon:
-                    if not claimed_at and host.away_too_long(trio.current_time()):
-                        host.claim_abandonment()
+                if timer.limit == LIMITS.abandon and not claimed_at \
+                        and host.away_too_long(trio.current_time()):
+                    host.claim_abandonment()
                 await _wait_away(host, timer, period - stay, claimed_at)
             nursery.cancel_scope.cancel()
     return claimed_at[0] - owed_at[0], connections
