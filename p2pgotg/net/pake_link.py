@@ -4,8 +4,9 @@
 A joiner with a short code has no pin yet, so it accepts whatever certificate the host
 shows, runs the PAKE bound to that certificate's fingerprint, and only after the host's
 confirmation checks does it trust the connection: it then learns the join secret over it
-and pins the certificate for every reconnection. The host counts failures and retires the
-code after ``MAX_FAILURES``; the long invite code keeps working.
+and pins the certificate for every reconnection. The host gives a short code
+``MAX_FAILURES`` tries in all, however many connections run at once, then retires it; the
+long invite code keeps working.
 """
 
 from __future__ import annotations
@@ -42,17 +43,34 @@ def is_pake_frame(frame: bytes) -> bool:
 
 @dataclass
 class ShortCodeGate:
-    """The host's side: checks short-code joiners, counts failures, retires the code."""
+    """The host's side: checks short-code joiners and counts their tries (SPEC 3.7).
+
+    A try is taken when the host answers a joiner's PAKE message, since from then on the
+    joiner can learn whether its guess was right, and it is given back only when the
+    joiner's confirmation checks. Tries under way count, so sessions opened at once get
+    no more than ``MAX_FAILURES`` guesses between them; a try whose joiner never confirms
+    stays used. Taking a try happens before the first await of ``admit``: trio runs one
+    task at a time, so two connections never take the last try both.
+    """
 
     code: ShortCode
     fingerprint: bytes  # of our TLS certificate
     join_secret: bytes
     on_status: Callable[[str], None] = lambda s: None
-    failures: int = 0
+    failures: int = 0  # tries used up: wrong guesses, and exchanges never confirmed
+    under_way: int = 0  # tries taken whose confirmation has not come yet
 
     @property
     def retired(self) -> bool:
         return self.failures >= MAX_FAILURES
+
+    def _tries_left(self) -> str:
+        if self.retired:
+            return "the host has now retired it"
+        left = MAX_FAILURES - self.failures - self.under_way
+        if not left:
+            return "the host's other tries are under way"
+        return f"{left} more tr{'y' if left == 1 else 'ies'} before the host retires it"
 
     async def admit(self, channel: FramedChannel, first: bytes, timeout: float) -> bytes:
         """Run the PAKE that ``first`` opens; the joiner's next frame (its ``hi``) on
@@ -61,25 +79,46 @@ class ShortCodeGate:
             await _refuse(channel, "this short code was retired after too many wrong tries: "
                           "ask the host for the long invite code")
             raise SessionError("a short-code joiner was refused: the code is retired")
+        if self.failures + self.under_way >= MAX_FAILURES:
+            await _refuse(channel, f"all {MAX_FAILURES} tries of this short code are under "
+                          "way on other connections: try again in a moment, or ask the host "
+                          "for the long invite code")
+            raise SessionError("a short-code joiner was refused: every try is under way")
         side = PakeSide(self.code.password, self.fingerprint, HOST_ROLE)
         try:
+            side.finish(check_control(first, "pake").get("msg"))
+        except PakeError as exc:  # (nothing answered yet: no try is taken)
+            await _refuse(channel, f"bad short-code exchange: {exc}")
+            raise SessionError(f"a short-code joiner sent a bad PAKE message: {exc}") \
+                from None
+        self.under_way += 1  # the try is taken here, before the answer goes out
+        try:
             with trio.fail_after(timeout):
-                side.finish(check_control(first, "pake").get("msg"))
                 await channel.send(control("pake", msg=side.message))
-                side.check(check_control(await channel.receive(), "pake").get("confirm"))
+                confirm = check_control(await channel.receive(), "pake").get("confirm")
+            side.check(confirm)
+        except BaseException as exc:  # (a cancellation too: the try stays used)
+            self.under_way -= 1
+            self.failures += 1
+            wrong = isinstance(exc, PakeError)
+            retired = "; the short code is retired, the invite code still works" \
+                if self.retired else ""
+            what = "gave a wrong short code" if wrong else "left before confirming its code"
+            self.on_status(f"a joiner {what} ({self.failures} of {MAX_FAILURES} "
+                           f"failures{retired})")
+            if wrong:
+                await _refuse(channel, f"wrong short code ({exc}); {self._tries_left()}")
+                raise SessionError(f"wrong short code: {exc}") from None
+            if isinstance(exc, (SessionError, NetError, trio.TooSlowError)):
+                reason = "too slow" if isinstance(exc, trio.TooSlowError) else str(exc)
+                raise SessionError(f"a short-code joiner did not confirm: {reason}") from None
+            raise
+        self.under_way -= 1  # a right code: the try is given back
+        try:
+            with trio.fail_after(timeout):
                 await channel.send(control("pake", confirm=side.confirm(),
                                            secret=self.join_secret))
                 return await channel.receive()
-        except PakeError as exc:
-            self.failures += 1
-            left = MAX_FAILURES - self.failures
-            more = (f"{left} more tr{'y' if left == 1 else 'ies'} before the host retires it"
-                    if left else "the host has now retired it")
-            retired = "" if left else "; the short code is retired, the invite code still works"
-            self.on_status(f"a joiner gave a wrong short code ({self.failures} of "
-                           f"{MAX_FAILURES} failures{retired})")
-            await _refuse(channel, f"wrong short code ({exc}); {more}")
-            raise SessionError(f"wrong short code: {exc}") from None
         except trio.TooSlowError:
             raise SessionError("a short-code joiner was too slow") from None
 

@@ -1,0 +1,88 @@
+"""One network and whoever else is on it (SPEC 3.7, 3.8): real `p2pgotg` commands in the
+namespaces of netbed's build_lan, against the hostile or broken devices of lan_fakes.py: a
+joiner that guesses on many sessions at once, a fake host of the same game number with a
+hundred addresses, a multicast DNS flood, routers whose answers are garbage, and another
+user of the same computer."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from netbed import Bed, missing_tools
+from test_net_internet import Run, host
+
+pytestmark = pytest.mark.slow
+FAKES = Path(__file__).with_name("lan_fakes.py")
+OFFLINE = ("--stun", "off")  # nothing beyond the LAN to ask
+
+
+@pytest.fixture(scope="module")
+def lan():
+    missing = missing_tools()
+    assert not missing, f"the test bed needs {missing} (.ci/run installs them) and root"
+    built = Bed().build_lan(3)
+    try:
+        yield built
+    finally:
+        built.close()
+
+
+class Fake(Run):
+    """A lan_fakes.py process in a namespace, its lines gathered as they come."""
+
+    def __init__(self, bed: Bed, ns: str, *args: str, ready: bool = True) -> None:
+        env = {**os.environ, "PYTHONUNBUFFERED": "1",
+               "PYTHONPATH": os.pathsep.join(filter(None, [str(Path(__file__).parents[1]),
+                                                           os.environ.get("PYTHONPATH")]))}
+        self.proc = bed.spawn(ns, [sys.executable, str(FAKES), *args], env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines: list[str] = []
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+        if ready:
+            self.wait_for("^ready$")
+
+    def count(self, pattern: str) -> int:
+        return sum(1 for line in list(self.lines) if re.search(pattern, line))
+
+
+def short_code(hosting: Run) -> tuple[int, str, str]:
+    number, first, second = hosting.wait_for(r"^code: (\d+)-([a-z]+)-([a-z]+)$").groups()
+    return int(number), first, second
+
+
+def assert_no_traceback(*runs: Run) -> None:
+    for run in runs:
+        assert "Traceback" not in run.text, run.text
+
+
+# -- finding 6: three tries in all ----------------------------------------------------------
+
+def test_a_short_code_gives_three_guesses_however_many_sessions_are_open_at_once(lan, tmp_path):
+    """Eight sessions from one address, each sending its PAKE message before any confirms:
+    the host answers three (each a guess), refuses the rest, and counts to 3 of 3."""
+    hosting, invite = host(lan, "l1", tmp_path / "host", *OFFLINE, "--no-port-map")
+    try:
+        number, first, second = short_code(hosting)
+        wrong = "aardvark" if second != "aardvark" else "absurd"
+        guesser = Fake(lan, "l2", "guesser", lan.lan_address("l1"), str(invite.port),
+                       f"{number}-{first}-{wrong}", "8", ready=False)
+        guesser.wait_for("^done$")
+        assert guesser.count("^answered$") == 3, guesser.text
+        assert guesser.count("^refused ") == 5, guesser.text
+        assert guesser.count("^confirmed$") == 0, guesser.text
+        for tried in (1, 2, 3):
+            hosting.wait_for(rf"a joiner gave a wrong short code \({tried} of 3 ")
+        late = Run(lan, "l2", tmp_path / "late", "join", f"{number}-{first}-{second}", "--bot")
+        assert late.finish() == 1
+        assert "retired" in late.text, late.text
+        assert not re.search(r"\b[4-9] of 3\b|-\d+ more", hosting.text), hosting.text
+        assert_no_traceback(hosting, late)
+    finally:
+        hosting.stop()
