@@ -11,11 +11,12 @@ import re
 import subprocess
 import sys
 import threading
+import time
 from pathlib import Path
 
 import pytest
 from netbed import Bed, missing_tools
-from test_net_internet import Run, host
+from test_net_internet import SAFETY, Run, host
 
 pytestmark = pytest.mark.slow
 FAKES = Path(__file__).with_name("lan_fakes.py")
@@ -85,4 +86,37 @@ def test_a_short_code_gives_three_guesses_however_many_sessions_are_open_at_once
         assert not re.search(r"\b[4-9] of 3\b|-\d+ more", hosting.text), hosting.text
         assert_no_traceback(hosting, late)
     finally:
+        hosting.stop()
+
+
+# -- finding 8: a multicast DNS flood -------------------------------------------------------
+
+def test_a_multicast_dns_flood_neither_hangs_join_nor_hides_the_host(lan, tmp_path):
+    hosting, _invite = host(lan, "l1", tmp_path / "host", *OFFLINE, "--no-port-map")
+    flood = None
+    try:
+        number, first, second = short_code(hosting)
+        flood = Fake(lan, "l3", "flood", str(number), lan.lan_address("l3"))
+        time.sleep(1)  # (so that the flood is what a newcomer hears first)
+        listing = Run(lan, "l2", tmp_path / "lister", "join")
+        assert listing.finish(SAFETY) == 0, listing.text
+        assert re.search(rf"^\s+{number}\s+p2pgotg game {number} on ", listing.text, re.M)
+        assert len(re.findall(r"^\s+\d+\s+p2pgotg game", listing.text, re.M)) == 1, listing.text
+        assert "\x1b" not in listing.text
+        joiner = Run(lan, "l2", tmp_path / "joiner", "join", f"{number}-{first}-{second}",
+                     "--bot")
+        try:
+            joiner.wait_for("short code accepted", SAFETY)
+            assert_no_traceback(joiner)
+        finally:
+            joiner.stop()
+        absent = number % 99 + 1
+        nobody = Run(lan, "l2", tmp_path / "nobody", "join", f"{absent}-{first}-{second}",
+                     "--bot")
+        assert nobody.finish(SAFETY) == 1
+        assert f"no game numbered {absent}" in nobody.text, nobody.text
+        assert_no_traceback(hosting, listing, nobody)
+    finally:
+        if flood is not None:
+            flood.stop()
         hosting.stop()
