@@ -15,7 +15,7 @@ import time
 from pathlib import Path
 
 import pytest
-from netbed import Bed, missing_tools
+from netbed import LAN_NET, Bed, missing_tools
 from test_net_internet import SAFETY, Run, host
 
 pytestmark = pytest.mark.slow
@@ -86,6 +86,52 @@ def test_a_short_code_gives_three_guesses_however_many_sessions_are_open_at_once
         assert not re.search(r"\b[4-9] of 3\b|-\d+ more", hosting.text), hosting.text
         assert_no_traceback(hosting, late)
     finally:
+        hosting.stop()
+
+
+# -- finding 7: one guess per join ----------------------------------------------------------
+
+def _many_addresses(bed: Bed, ns: str, count: int) -> list[str]:
+    """``count`` more addresses on the host's interface (gone with the namespace)."""
+    addresses = [f"{LAN_NET}.{100 + i}" for i in range(count)]
+    for address in addresses:
+        bed.sh("ip", "addr", "add", f"{address}/24", "dev", "eth0", ns=ns, check=False)
+    return addresses
+
+
+def test_a_fake_host_with_a_hundred_addresses_gets_one_guess_per_join(lan, tmp_path):
+    addresses = _many_addresses(lan, "l3", 100)
+    fake = Fake(lan, "l3", "host", "42", "4242", *addresses)
+    try:
+        joiner = Run(lan, "l1", tmp_path / "joiner", "join", "42-adroitness-aardvark", "--bot")
+        assert joiner.finish() == 1, joiner.text
+        assert "wrong short code" in joiner.text or "does not match" in joiner.text, joiner.text
+        assert fake.count("^guess ") == 1, fake.text
+        assert fake.count("^pake ") == 1, fake.text
+        assert_no_traceback(joiner)
+    finally:
+        fake.stop()
+
+
+def test_two_games_announced_with_one_number_cost_no_guess(lan, tmp_path):
+    """The real host and another announcement of its number: the joiner says so and makes
+    no guess at either (an honest second host would lose a try to a joiner of the first)."""
+    hosting, _invite = host(lan, "l1", tmp_path / "host", *OFFLINE, "--no-port-map")
+    fake = None
+    try:
+        number, first, second = short_code(hosting)
+        fake = Fake(lan, "l3", "host", str(number), "4243", lan.lan_address("l3"))
+        joiner = Run(lan, "l2", tmp_path / "joiner", "join", f"{number}-{first}-{second}",
+                     "--bot")
+        assert joiner.finish() == 1, joiner.text
+        assert f"2 games on this network are announced as number {number}" in joiner.text
+        assert "invite code" in joiner.text  # what to do instead
+        assert fake.count("^pake ") == 0, fake.text
+        assert "wrong short code" not in hosting.text and "short code accepted" not in joiner.text
+        assert_no_traceback(hosting, joiner)
+    finally:
+        if fake is not None:
+            fake.stop()
         hosting.stop()
 
 
