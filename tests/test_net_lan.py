@@ -6,6 +6,7 @@ user of the same computer."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -166,3 +167,95 @@ def test_a_multicast_dns_flood_neither_hangs_join_nor_hides_the_host(lan, tmp_pa
         if flood is not None:
             flood.stop()
         hosting.stop()
+
+
+# -- finding 9: what routers answer ---------------------------------------------------------
+
+@pytest.mark.parametrize(("scenario", "says"), [
+    ("pcp-port0", r"PCP: .*port 0"),
+    ("natpmp-port0", r"NAT-PMP: .*port 0"),
+])
+def test_a_router_granting_port_0_is_no_mapping(lan, tmp_path, scenario, says):
+    router = Fake(lan, "lr", "router", scenario)
+    try:
+        hosting, invite = host(lan, "l1", tmp_path / "host", *OFFLINE)
+        try:
+            hosting.wait_for(rf"^network: port mapping: .*{says}")
+            assert invite.candidates and all(c.port for c in invite.candidates)
+            assert_no_traceback(hosting)
+        finally:
+            hosting.stop()
+    finally:
+        router.stop()
+
+
+@pytest.mark.parametrize("where", ["l3", "lr"])
+def test_an_igd_whose_address_is_not_an_ip_is_no_mapping(lan, tmp_path, where):
+    """A device answering UPnP as a gateway whose external address is `not-an-ip`: another
+    device of the LAN (whose answer is not taken at all), or the router itself."""
+    address = lan.lan_address(where) if where != "lr" else f"{LAN_NET}.1"
+    igd = Fake(lan, where, "igd", "not-an-ip", address)
+    try:
+        hosting, invite = host(lan, "l1", tmp_path / "host", *OFFLINE)
+        try:
+            if where == "lr":
+                hosting.wait_for(r"^network: port mapping: .*UPnP-IGD: .*'not-an-ip'.* not an "
+                                 r"IP address")
+            else:
+                hosting.wait_for(rf"^network: port mapping: .*UPnP-IGD: .*{address}.* not "
+                                 r"your router")
+            assert invite.candidates
+            assert_no_traceback(hosting)
+        finally:
+            hosting.stop()
+    finally:
+        igd.stop()
+
+
+MAPPING_SCRIPT = """
+import json, socket, sys, trio
+from p2pgotg.net import portmap
+
+async def main():
+    for scenario in sys.argv[2:]:
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+            s.settimeout(5)
+            s.sendto(b"scenario " + scenario.encode(), (sys.argv[1], 5351))
+            assert s.recv(16) == b"ok"
+        notes = []
+        mapping = await portmap.map_port(45100, upnp=False, on_note=notes.append)
+        got = None if mapping is None else [mapping.method, mapping.external_address,
+                                            mapping.external_port, mapping.lifetime]
+        print(json.dumps({"scenario": scenario, "mapping": got, "notes": notes}), flush=True)
+
+trio.run(main)
+"""
+GOOD = {"pcp-ok": ["PCP", "11.0.15.1", 45100, 3600],
+        "natpmp-ok": ["NAT-PMP", "11.0.15.1", 45100, 3600]}
+BAD = ["pcp-port0", "pcp-lifetime0", "pcp-unspecified", "pcp-unspecified6", "pcp-multicast",
+       "pcp-loopback", "pcp-other-internal", "pcp-udp", "pcp-other-nonce", "pcp-cut",
+       "pcp-garbage", "natpmp-port0", "natpmp-lifetime0", "natpmp-other-internal",
+       "natpmp-unspecified", "natpmp-broadcast", "natpmp-cut", "natpmp-map-cut",
+       "natpmp-garbage", "silent"] + [f"random:{seed}" for seed in range(12)]
+
+
+def test_every_garbage_router_answer_is_no_mapping_with_a_reason_over_udp(lan):
+    router = Fake(lan, "lr", "router")
+    try:
+        proc = lan.spawn("l1", [sys.executable, "-c", MAPPING_SCRIPT, f"{LAN_NET}.1",
+                                *GOOD, *BAD], stdout=subprocess.PIPE,
+                         stderr=subprocess.STDOUT, text=True)
+        out, _ = proc.communicate(timeout=SAFETY * 2)
+        assert proc.returncode == 0, out
+        results = {r["scenario"]: r for r in map(json.loads, out.splitlines())}
+        for scenario, expected in GOOD.items():
+            assert results[scenario]["mapping"] == expected, results[scenario]
+        for scenario in BAD:
+            result = results[scenario]
+            assert result["mapping"] is None, result
+            assert result["notes"] and all(re.match(r"(PCP|NAT-PMP): |no answer from|the "
+                                                    r"router .* answers neither", n)
+                                           for n in result["notes"]), result
+            assert not any("\x1b" in n for n in result["notes"])
+    finally:
+        router.stop()

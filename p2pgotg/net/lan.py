@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING
 import trio
 
 from p2pgotg.protocol.printable import printable
+from p2pgotg.reach.candidates import address_problem
 
 if TYPE_CHECKING:
     from zeroconf import Zeroconf
@@ -222,11 +223,10 @@ def _text(value: object) -> str | None:
 def _usable(address: str) -> bool:
     """An IPv4 address a joiner could connect to (not 0.0.0.0, multicast, loopback...)."""
     try:
-        ip = ipaddress.IPv4Address(address)
+        ipaddress.IPv4Address(address)
     except ValueError:
         return False
-    return not (ip.is_unspecified or ip.is_multicast or ip.is_loopback or ip.is_reserved
-                or ip == ipaddress.IPv4Address("255.255.255.255"))
+    return address_problem(address) is None
 
 
 def _game(name: str, info: object) -> LanGame | None:
