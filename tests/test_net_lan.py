@@ -6,11 +6,14 @@ user of the same computer."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -18,6 +21,9 @@ from pathlib import Path
 import pytest
 from netbed import LAN_NET, Bed, missing_tools
 from test_net_internet import SAFETY, Run, host
+
+from p2pgotg.reach.candidates import PUNCH, Candidate
+from p2pgotg.reach.reply_code import ReplyCode
 
 pytestmark = pytest.mark.slow
 FAKES = Path(__file__).with_name("lan_fakes.py")
@@ -259,3 +265,130 @@ def test_every_garbage_router_answer_is_no_mapping_with_a_reason_over_udp(lan):
             assert not any("\x1b" in n for n in result["notes"])
     finally:
         router.stop()
+
+
+# -- finding 11: the reply inbox and another user -------------------------------------------
+
+NOBODY = ("setpriv", "--reuid=65534", "--regid=65534", "--clear-groups")
+SQUATTER = r"""
+import os, socket, sys, threading
+names = sys.argv[1:]
+socks = []
+for name in names:
+    try:
+        if name.startswith("@"):
+            address = b"\0" + name[1:].encode()
+        else:
+            os.makedirs(os.path.dirname(name), mode=0o777, exist_ok=True)
+            address = name
+        s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        s.bind(address)
+        s.listen(4)
+        socks.append(s)
+        print("squatting", name, flush=True)
+    except OSError as exc:
+        print("cannot squat", name, exc.strerror, flush=True)
+
+def serve(s):
+    while True:
+        c, _ = s.accept()
+        data = c.recv(4096)
+        print("got", data.decode(errors="replace").strip(), flush=True)
+        c.sendall(b"ok: \x1b]0;pwned\x07\x1b[31mthe code is mine\n")
+        c.close()
+
+for s in socks:
+    threading.Thread(target=serve, args=(s,), daemon=True).start()
+print("ready", flush=True)
+threading.Event().wait()
+"""
+
+
+def _inbox_names(runtime: Path, data_dir: Path) -> list[str]:
+    """Where an inbox could be, by SPEC 3.8: the abstract name of before, and the socket in
+    the user's own folder of the runtime directory."""
+    digest = hashlib.sha256(str(data_dir.resolve()).encode()).hexdigest()[:24]
+    return [f"@p2pgotg-reply-{digest}", str(runtime / f"p2pgotg-{os.getuid()}" /
+                                             f"reply-{digest}")]
+
+
+class Squatter(Fake):
+    """SQUATTER run as another user (nobody) in namespace ``ns``."""
+
+    def __init__(self, bed: Bed, ns: str, names: list[str]) -> None:
+        self.proc = bed.spawn(ns, [*NOBODY, "/usr/bin/python3", "-c", SQUATTER, *names],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        self.lines = []
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+        self.wait_for("^ready$")
+
+
+@pytest.fixture
+def runtime_dirs():
+    """Runtime directories other users can reach (pytest's own tmp_path is private)."""
+    made: list[Path] = []
+
+    def make(mode: int) -> Path:
+        path = Path(tempfile.mkdtemp(prefix="p2pgotg-test-runtime-"))
+        path.chmod(mode)
+        made.append(path)
+        return path
+
+    yield make
+    for path in made:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _reply_code() -> str:
+    """A well-formed reply code of another game: the host answers that it is not its own."""
+    return ReplyCode.make([Candidate(PUNCH, "11.0.14.11", 40001)], int(time.time()),
+                          os.urandom(8), os.urandom(16)).encode()
+
+
+def test_another_user_who_takes_the_inbox_folder_first_never_gets_the_code(
+        lan, tmp_path, runtime_dirs, monkeypatch):
+    """In a runtime directory every user may write to (as /tmp), another user makes our
+    inbox's folder first: the host says it cannot take reply codes, `host --reply` refuses
+    to hand the code over, and nothing the squatter says reaches the terminal raw."""
+    runtime = runtime_dirs(0o1777)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    home = tmp_path / "host"
+    squatter = Squatter(lan, "l1", _inbox_names(runtime, home / "data"))
+    try:
+        hosting, _invite = host(lan, "l1", home, *OFFLINE, "--no-port-map")
+        try:
+            hosting.wait_for(r"^network: reply codes cannot be taken here: .*another user")
+            taker = Run(lan, "l1", home, "host", "--reply", _reply_code())
+            assert taker.finish() == 2, taker.text
+            assert "another user" in taker.text, taker.text
+            assert "\x1b" not in taker.text
+            assert squatter.count("^got ") == 0, squatter.text
+            assert_no_traceback(hosting, taker)
+        finally:
+            hosting.stop()
+    finally:
+        squatter.stop()
+
+
+def test_the_inbox_is_out_of_another_users_reach_and_the_code_goes_to_the_host(
+        lan, tmp_path, runtime_dirs, monkeypatch):
+    runtime = runtime_dirs(0o700)
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    home = tmp_path / "host"
+    squatter = Squatter(lan, "l1", _inbox_names(runtime, home / "data"))
+    try:
+        hosting, _invite = host(lan, "l1", home, *OFFLINE, "--no-port-map")
+        try:
+            taker = Run(lan, "l1", home, "host", "--reply", _reply_code())
+            assert taker.finish() == 1, taker.text
+            assert "belongs to another game" in taker.text, taker.text  # the host's answer
+            hosting.wait_for("a reply code was refused: .*belongs to another game")
+            assert squatter.count("^got ") == 0, squatter.text
+            assert "\x1b" not in taker.text
+            assert "reply codes cannot be taken" not in hosting.text
+            assert_no_traceback(hosting, taker)
+        finally:
+            hosting.stop()
+    finally:
+        squatter.stop()
