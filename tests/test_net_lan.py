@@ -6,6 +6,7 @@ user of the same computer."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
@@ -346,49 +347,49 @@ def _reply_code() -> str:
                           os.urandom(8), os.urandom(16)).encode()
 
 
+@contextlib.contextmanager
+def host_beside_a_squatter(lan: Bed, home: Path, runtime: Path, monkeypatch):
+    """A squatter of another user takes every inbox name it can in ``runtime``, then the
+    real host starts from ``home`` with ``runtime`` as its XDG_RUNTIME_DIR."""
+    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
+    squatter = Squatter(lan, "l1", _inbox_names(runtime, home / "data"))
+    try:
+        hosting, _invite = host(lan, "l1", home, *OFFLINE, "--no-port-map")
+        try:
+            yield hosting, squatter
+        finally:
+            hosting.stop()
+    finally:
+        squatter.stop()
+
+
 def test_another_user_who_takes_the_inbox_folder_first_never_gets_the_code(
         lan, tmp_path, runtime_dirs, monkeypatch):
     """In a runtime directory every user may write to (as /tmp), another user makes our
     inbox's folder first: the host says it cannot take reply codes, `host --reply` refuses
     to hand the code over, and nothing the squatter says reaches the terminal raw."""
-    runtime = runtime_dirs(0o1777)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     home = tmp_path / "host"
-    squatter = Squatter(lan, "l1", _inbox_names(runtime, home / "data"))
-    try:
-        hosting, _invite = host(lan, "l1", home, *OFFLINE, "--no-port-map")
-        try:
-            hosting.wait_for(r"^network: reply codes cannot be taken here: .*another user")
-            taker = Run(lan, "l1", home, "host", "--reply", _reply_code())
-            assert taker.finish() == 2, taker.text
-            assert "another user" in taker.text, taker.text
-            assert "\x1b" not in taker.text
-            assert squatter.count("^got ") == 0, squatter.text
-            assert_no_traceback(hosting, taker)
-        finally:
-            hosting.stop()
-    finally:
-        squatter.stop()
+    with host_beside_a_squatter(lan, home, runtime_dirs(0o1777), monkeypatch) as (
+            hosting, squatter):
+        hosting.wait_for(r"^network: reply codes cannot be taken here: .*another user")
+        taker = Run(lan, "l1", home, "host", "--reply", _reply_code())
+        assert taker.finish() == 2, taker.text
+        assert "another user" in taker.text, taker.text
+        assert "\x1b" not in taker.text
+        assert squatter.count("^got ") == 0, squatter.text
+        assert_no_traceback(hosting, taker)
 
 
 def test_the_inbox_is_out_of_another_users_reach_and_the_code_goes_to_the_host(
         lan, tmp_path, runtime_dirs, monkeypatch):
-    runtime = runtime_dirs(0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(runtime))
     home = tmp_path / "host"
-    squatter = Squatter(lan, "l1", _inbox_names(runtime, home / "data"))
-    try:
-        hosting, _invite = host(lan, "l1", home, *OFFLINE, "--no-port-map")
-        try:
-            taker = Run(lan, "l1", home, "host", "--reply", _reply_code())
-            assert taker.finish() == 1, taker.text
-            assert "belongs to another game" in taker.text, taker.text  # the host's answer
-            hosting.wait_for("a reply code was refused: .*belongs to another game")
-            assert squatter.count("^got ") == 0, squatter.text
-            assert "\x1b" not in taker.text
-            assert "reply codes cannot be taken" not in hosting.text
-            assert_no_traceback(hosting, taker)
-        finally:
-            hosting.stop()
-    finally:
-        squatter.stop()
+    with host_beside_a_squatter(lan, home, runtime_dirs(0o700), monkeypatch) as (
+            hosting, squatter):
+        taker = Run(lan, "l1", home, "host", "--reply", _reply_code())
+        assert taker.finish() == 1, taker.text
+        assert "belongs to another game" in taker.text, taker.text  # the host's answer
+        hosting.wait_for("a reply code was refused: .*belongs to another game")
+        assert squatter.count("^got ") == 0, squatter.text
+        assert "\x1b" not in taker.text
+        assert "reply codes cannot be taken" not in hosting.text
+        assert_no_traceback(hosting, taker)
