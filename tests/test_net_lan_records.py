@@ -8,7 +8,7 @@ from __future__ import annotations
 import socket
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from zeroconf import ServiceInfo
 
@@ -77,6 +77,7 @@ values = st.one_of(st.none(), st.binary(max_size=20),
                    st.integers(-5, 150).map(lambda n: str(n).encode()))
 
 
+@settings(deadline=None)  # (a loaded machine may pause any example)
 @given(name=names, port=st.integers(0, 0xFFFF),
        addresses=st.lists(st.binary(min_size=4, max_size=4), max_size=12),
        version=values, number=values, rules=values)

@@ -16,7 +16,7 @@ import zlib
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2pgotg.net.errors import BadInviteError
@@ -378,6 +378,7 @@ def test_a_stun_mapped_address_that_is_no_address_is_refused(address, complaint)
         stun.parse_binding_response(answer, RFC5769_TXID)
 
 
+@settings(deadline=None)  # (a loaded machine may pause any example)
 @given(family=st.sampled_from([1, 2]), port=st.integers(0, 0xFFFF),
        address=st.binary(min_size=4, max_size=16))
 def test_a_stun_answer_gives_a_usable_address_or_says_why_not(family, port, address):
@@ -414,6 +415,7 @@ def test_a_pcp_mapping_no_one_could_use_is_refused(answer, complaint):
         pcp.parse_map_response(answer, NONCE, 4000)
 
 
+@settings(deadline=None)  # (a loaded machine may pause any example)
 @given(result=st.sampled_from([0, 0, 0, 7, 200]), lifetime=st.integers(0, 2**32 - 1),
        nonce=st.sampled_from([NONCE, bytes(12)]), protocol=st.sampled_from([6, 6, 17, 0]),
        internal=st.integers(0, 0xFFFF), external=st.integers(0, 0xFFFF),
@@ -430,6 +432,7 @@ def test_a_pcp_answer_is_a_usable_mapping_or_a_pcp_error(result, lifetime, nonce
     assert got.lifetime >= 1 and address_problem(got.external_address) is None
 
 
+@settings(deadline=None)  # (a loaded machine may pause any example)
 @given(st.binary(max_size=120))
 def test_no_bytes_make_the_pcp_or_natpmp_readers_crash(data):
     with contextlib.suppress(pcp.PcpError):
@@ -457,6 +460,7 @@ def test_a_natpmp_external_address_that_is_no_address_is_refused(address):
         natpmp.parse_external_address(b"\x00\x80\x00\x00" + bytes(4) + address)
 
 
+@settings(deadline=None)  # (a loaded machine may pause any example)
 @given(internal=st.integers(0, 0xFFFF), external=st.integers(0, 0xFFFF),
        lifetime=st.integers(0, 2**32 - 1), address=st.binary(min_size=4, max_size=4))
 def test_a_natpmp_answer_is_a_usable_mapping_or_a_natpmp_error(internal, external, lifetime,
