@@ -98,7 +98,7 @@ def cmd_host_reply(args: argparse.Namespace) -> int:
     import trio
 
     from p2pgotg.net.paths import data_dir
-    from p2pgotg.net.reply_inbox import send_reply
+    from p2pgotg.net.reply_inbox import InboxError, send_reply
     from p2pgotg.reach.reply_code import ReplyCode, ReplyCodeError
 
     try:
@@ -108,6 +108,9 @@ def cmd_host_reply(args: argparse.Namespace) -> int:
         return 2
     try:
         lines = trio.run(send_reply, data_dir(), args.reply)
+    except InboxError as exc:
+        print(f"the code was not handed over: {exc}", file=sys.stderr)
+        return 2
     except OSError:
         print("no host is running from this p2pgotg home on this computer: start "
               "`p2pgotg host` first, then give it the reply code", file=sys.stderr)

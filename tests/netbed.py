@@ -16,6 +16,10 @@ do:
 The WAN uses 11.0.14.0/24, which miniupnpd counts as public (it refuses documentation
 ranges); no namespace has a route out of the bed, so nothing leaves the machine.
 
+``build_lan`` makes only one network instead, 10.15.1.0/24 on a bridge, for what happens
+among the devices of one LAN (multicast DNS, whatever answers as the router); the tests
+run the hostile devices of lan_fakes.py there.
+
 Every name is prefixed with the test run's pid and xdist worker, so parallel runs never
 collide; ``close()`` kills every daemon and deletes every namespace, and it runs even when
 a test fails (the fixtures call it in ``finally``, and an atexit hook backs them up).
@@ -50,6 +54,9 @@ HOMES = {
     "D": ("100.64.0.2", "10.14.4", ["hD"], False, True, "cgn"),
 }
 CGN_WAN = f"{WAN_NET}.14"
+# The LAN alone (build_lan): a router namespace "lr" at LAN_NET.1 that runs nothing of its
+# own (the tests start fake routers there) and hosts "l1".."lN" at LAN_NET.2 and up.
+LAN_NET = "10.15.1"
 TOOLS = ("ip", "nft", "ss", "ethtool", "turnserver", "miniupnpd")
 
 
@@ -232,6 +239,33 @@ class Bed:
         for name, (*_rest, upnp, _up) in HOMES.items():
             if upnp:
                 self._wait_listening(f"r{name}", "udp", 5351)
+
+    def build_lan(self, hosts: int = 3) -> Bed:
+        """Only a LAN: one bridge in the router namespace "lr" (LAN_NET.1, the hosts'
+        default gateway; no NAT, no WAN, no daemon) and ``hosts`` host namespaces "l1",
+        "l2", ... at LAN_NET.2, LAN_NET.3, ... For what happens on one network: multicast
+        DNS, and whatever answers as the router."""
+        try:
+            self._add_ns("lr")
+            self.sh("ip", "-n", self.ns("lr"), "link", "add", "name", "lan", "type", "bridge")
+            self.sh("ip", "-n", self.ns("lr"), "link", "set", "lan", "up")
+            self._addr("lr", "lan", f"{LAN_NET}.1/24")
+            for i in range(1, hosts + 1):
+                host = f"l{i}"
+                self._add_ns(host)
+                self._link(host, "eth0", "lr", f"p{i}")
+                self.sh("ip", "-n", self.ns("lr"), "link", "set", f"p{i}", "master", "lan")
+                self._addr(host, "eth0", f"{LAN_NET}.{i + 1}/24")
+                self.sh("ip", "-n", self.ns(host), "route", "add", "default", "via",
+                        f"{LAN_NET}.1")
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def lan_address(self, host: str) -> str:
+        """The first address of a build_lan host ("l1" -> LAN_NET.2)."""
+        return f"{LAN_NET}.{int(host[1:]) + 1}"
 
     def _start_hub(self, ports: list[str]) -> None:
         hub = self.spawn("wan", [sys.executable, str(Path(__file__).with_name("wan_hub.py")),

@@ -253,8 +253,9 @@ async def main():
     elif sys.argv[1] == "NAT-PMP":
         m = await portmap._natpmp("10.14.1.1", local, int(sys.argv[2]), 600)
     else:
-        upnp = await trio.to_thread.run_sync(portmap._upnp_discover)
-        m = await trio.to_thread.run_sync(portmap._upnp_map, upnp, int(sys.argv[2]), 600)
+        location = await portmap._find_igd("10.14.1.1", local, 2.0)
+        upnp = await trio.to_thread.run_sync(portmap._upnp_select, location, "10.14.1.1")
+        m = await portmap._upnp_map_in_time(upnp, local, int(sys.argv[2]), 600)
     print("mapped", m.method, m.external_address, m.external_port, flush=True)
     await portmap.renew(m)  # what the host does at half the lifetime
     print("renewed", m.external_port, m.lifetime > 0, flush=True)

@@ -3,7 +3,9 @@ never a traceback and never a wrong address."""
 
 from __future__ import annotations
 
+import random
 import socket
+import struct
 from functools import partial
 
 import pytest
@@ -11,6 +13,7 @@ import trio
 
 from p2pgotg.net.reuse import PortReservation
 from p2pgotg.net.stun_client import StunFailed, parse_server, probe, query
+from p2pgotg.reach.candidates import address_problem
 from p2pgotg.reach.stun import HEADER_SIZE
 
 
@@ -42,6 +45,54 @@ async def test_a_garbage_stun_answer_says_what_was_wrong(answer, says):
         nursery.cancel_scope.cancel()
 
 
+def _success(request: bytes, address: bytes, port: int = 40000, family: int = 1) -> bytes:
+    """A Binding success for ``request`` whose XOR-MAPPED-ADDRESS is ``address`` (RFC 8489
+    14.2), as a server that lies or is broken would send it."""
+    txid = request[8:HEADER_SIZE]
+    mask = struct.pack(">I", 0x2112A442) + txid
+    value = struct.pack(">BBH", 0, family, port ^ 0x2112) + bytes(
+        a ^ b for a, b in zip(address, mask, strict=False))
+    body = struct.pack(">HH", 0x0020, len(value)) + value + bytes(-len(value) % 4)
+    return struct.pack(">HHI", 0x0101, len(body), 0x2112A442) + txid + body
+
+
+GARBAGE = [
+    lambda req: _success(req, bytes(4)),  # 0.0.0.0
+    lambda req: _success(req, bytes([224, 0, 0, 1])),
+    lambda req: _success(req, bytes([255] * 4)),
+    lambda req: _success(req, bytes(16), family=2),
+    lambda req: _success(req, bytes([198, 51, 100, 9]), port=0),
+    lambda req: _success(req, bytes([198, 51, 100, 9, 1])),  # a fifth byte
+    lambda req: _success(req, bytes([198, 51, 100, 9]), family=7),
+    lambda req: _success(req, bytes([198, 51, 100, 9]))[:-2],  # cut short
+    lambda req: struct.pack(">HHI", 0x0101, 2040, 0x2112A442) + req[8:20],  # says 2 KB, sends 0
+    lambda req: struct.pack(">HHI", 0x0101, 65532, 0x2112A442) + req[8:20] + bytes(64),
+    *[lambda req, seed=seed: random.Random(seed).randbytes(random.Random(seed).randrange(1, 80))
+      for seed in range(12)],
+    *[lambda req, seed=seed: req[:4] + bytes([0x21, 0x12, 0xA4, 0x42]) + req[8:20]
+      + random.Random(seed).randbytes(8) for seed in range(6)],
+]
+
+
+@pytest.mark.parametrize("answer", GARBAGE)
+async def test_no_garbage_answer_over_tcp_gives_an_address_or_escapes(answer):
+    """Whatever a STUN server sends over a real connection: StunFailed with a reason (or
+    a usable address), and probe() then reports no mapping; never another exception."""
+    async with trio.open_nursery() as nursery:
+        port = await _server(nursery, answer)
+        reservation = await PortReservation.new()
+        try:
+            got = await query(("127.0.0.1", port), reservation.port, timeout=0.5)
+        except StunFailed as exc:
+            assert str(exc).startswith(("STUN server 127.0.0.1", "no answer from", "could not"))
+        else:
+            assert address_problem(got[0]) is None and 1 <= got[1] <= 0xFFFF
+        result = await probe([("127.0.0.1", port)], reservation.port, [], timeout=0.5)
+        assert result.mapped is None or address_problem(result.mapped[0]) is None
+        reservation.close()
+        nursery.cancel_scope.cancel()
+
+
 async def test_nobody_listening_is_said_plainly_and_probe_reports_unknown():
     reservation = await PortReservation.new()
     with socket.socket() as s:  # a port nothing listens on
@@ -66,3 +117,8 @@ def test_stun_server_names(text, server):
 def test_bad_stun_server_names(text):
     with pytest.raises(ValueError):
         parse_server(text)
+
+
+async def test_a_stun_server_name_that_cannot_be_a_name_is_said_plainly():
+    with pytest.raises(StunFailed, match="could not ask STUN server"):
+        await query(("a" * 70 + ".example", 3478), 40000, timeout=1)

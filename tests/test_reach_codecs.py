@@ -16,13 +16,20 @@ import zlib
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2pgotg.net.errors import BadInviteError
 from p2pgotg.net.invite import NAT_EASY, NAT_SYMMETRIC, Invite
 from p2pgotg.reach import natpmp, pcp, stun
-from p2pgotg.reach.candidates import LAN, MAPPED, PUNCH, Candidate, CodeError
+from p2pgotg.reach.candidates import (
+    LAN,
+    MAPPED,
+    PUNCH,
+    Candidate,
+    CodeError,
+    address_problem,
+)
 from p2pgotg.reach.pake import (
     CONFIRM_TAG,
     HOST_ROLE,
@@ -344,3 +351,128 @@ def test_invite_and_reply_vectors_decode_as_stated():
     for case in VECTORS["stun"]:
         assert list(stun.parse_binding_response(bytes.fromhex(case["response"]),
                                                 bytes.fromhex(case["txid"]))) == case["mapped"]
+
+
+# -- answers from the network are checked before use (SPEC 3.8) ---------------------------
+
+def _stun_success(txid: bytes, family: int, port: int, address: bytes) -> bytes:
+    """A Binding success with one XOR-MAPPED-ADDRESS, built from RFC 8489 14.2."""
+    cookie = struct.pack(">I", 0x2112A442)
+    mask = cookie + txid if family == 2 else cookie
+    xored = bytes(a ^ b for a, b in zip(address, mask, strict=False))
+    value = struct.pack(">BBH", 0, family, port ^ 0x2112) + xored
+    body = struct.pack(">HH", 0x0020, len(value)) + value + bytes(-len(value) % 4)
+    return struct.pack(">HHI", 0x0101, len(body), 0x2112A442) + txid + body
+
+
+@pytest.mark.parametrize(("address", "complaint"), [
+    (bytes(4), "unspecified"),
+    (bytes([224, 0, 0, 1]), "multicast"),
+    (bytes([255] * 4), "broadcast"),
+    (bytes([127, 0, 0, 1]), "loopback"),
+    (bytes(16), "unspecified"),
+])
+def test_a_stun_mapped_address_that_is_no_address_is_refused(address, complaint):
+    answer = _stun_success(RFC5769_TXID, 1 if len(address) == 4 else 2, 40000, address)
+    with pytest.raises(stun.StunError, match=complaint):
+        stun.parse_binding_response(answer, RFC5769_TXID)
+
+
+@settings(deadline=None)  # (a loaded machine may pause any example)
+@given(family=st.sampled_from([1, 2]), port=st.integers(0, 0xFFFF),
+       address=st.binary(min_size=4, max_size=16))
+def test_a_stun_answer_gives_a_usable_address_or_says_why_not(family, port, address):
+    try:
+        got = stun.parse_binding_response(_stun_success(RFC5769_TXID, family, port, address),
+                                          RFC5769_TXID)
+    except stun.StunError:
+        return
+    assert 1 <= got[1] <= 0xFFFF and address_problem(got[0]) is None
+
+
+NONCE = bytes(range(12))
+
+
+def _pcp_answer(*, result: int = 0, lifetime: int = 3600, nonce: bytes = NONCE,
+                protocol: int = 6, internal: int = 4000, external: int = 4000,
+                address: bytes = bytes(10) + b"\xff\xff" + bytes([198, 51, 100, 9])) -> bytes:
+    """A MAP response laid out as RFC 6887 7.2 and 11.1 say."""
+    return (struct.pack(">BBBBII", 2, 0x81, 0, result, lifetime, 7) + bytes(12) + nonce
+            + struct.pack(">B3xHH", protocol, internal, external) + address)
+
+
+@pytest.mark.parametrize(("answer", "complaint"), [
+    (_pcp_answer(external=0), "external port 0"),
+    (_pcp_answer(lifetime=0), "0 seconds"),
+    (_pcp_answer(internal=4001), "not the 4000 asked for"),
+    (_pcp_answer(address=bytes(16)), "unspecified"),
+    (_pcp_answer(address=bytes(10) + b"\xff\xff" + bytes(4)), "unspecified"),
+    (_pcp_answer(address=bytes(10) + b"\xff\xff" + bytes([224, 1, 2, 3])), "multicast"),
+    (_pcp_answer(address=bytes(15) + b"\x01"), "loopback"),
+])
+def test_a_pcp_mapping_no_one_could_use_is_refused(answer, complaint):
+    with pytest.raises(pcp.PcpError, match=complaint):
+        pcp.parse_map_response(answer, NONCE, 4000)
+
+
+@settings(deadline=None)  # (a loaded machine may pause any example)
+@given(result=st.sampled_from([0, 0, 0, 7, 200]), lifetime=st.integers(0, 2**32 - 1),
+       nonce=st.sampled_from([NONCE, bytes(12)]), protocol=st.sampled_from([6, 6, 17, 0]),
+       internal=st.integers(0, 0xFFFF), external=st.integers(0, 0xFFFF),
+       address=st.binary(min_size=16, max_size=16), cut=st.integers(0, 70))
+def test_a_pcp_answer_is_a_usable_mapping_or_a_pcp_error(result, lifetime, nonce, protocol,
+                                                         internal, external, address, cut):
+    answer = _pcp_answer(result=result, lifetime=lifetime, nonce=nonce, protocol=protocol,
+                         internal=internal, external=external, address=address)[:cut or None]
+    try:
+        got = pcp.parse_map_response(answer, NONCE, 4000)
+    except pcp.PcpError:
+        return
+    assert got.internal_port == 4000 and 1 <= got.external_port <= 0xFFFF
+    assert got.lifetime >= 1 and address_problem(got.external_address) is None
+
+
+@settings(deadline=None)  # (a loaded machine may pause any example)
+@given(st.binary(max_size=120))
+def test_no_bytes_make_the_pcp_or_natpmp_readers_crash(data):
+    with contextlib.suppress(pcp.PcpError):
+        pcp.parse_map_response(data, NONCE, 4000)
+    with contextlib.suppress(natpmp.NatPmpError):
+        natpmp.parse_external_address(data)
+    with contextlib.suppress(natpmp.NatPmpError):
+        natpmp.parse_map_tcp(data, 4000)
+
+
+@pytest.mark.parametrize(("answer", "complaint"), [
+    (b"\x00\x82\x00\x00" + bytes(4) + struct.pack(">HHI", 4000, 0, 3600), "external port 0"),
+    (b"\x00\x82\x00\x00" + bytes(4) + struct.pack(">HHI", 4000, 4000, 0), "0 seconds"),
+    (b"\x00\x82\x00\x00" + bytes(4) + struct.pack(">HHI", 4001, 4000, 60), "not the 4000"),
+])
+def test_a_natpmp_mapping_no_one_could_use_is_refused(answer, complaint):
+    with pytest.raises(natpmp.NatPmpError, match=complaint):
+        natpmp.parse_map_tcp(answer, 4000)
+
+
+@pytest.mark.parametrize("address", [bytes(4), bytes([224, 0, 0, 1]), bytes([255] * 4),
+                                     bytes([127, 0, 0, 1]), bytes([240, 0, 0, 1])])
+def test_a_natpmp_external_address_that_is_no_address_is_refused(address):
+    with pytest.raises(natpmp.NatPmpError, match="external address"):
+        natpmp.parse_external_address(b"\x00\x80\x00\x00" + bytes(4) + address)
+
+
+@settings(deadline=None)  # (a loaded machine may pause any example)
+@given(internal=st.integers(0, 0xFFFF), external=st.integers(0, 0xFFFF),
+       lifetime=st.integers(0, 2**32 - 1), address=st.binary(min_size=4, max_size=4))
+def test_a_natpmp_answer_is_a_usable_mapping_or_a_natpmp_error(internal, external, lifetime,
+                                                               address):
+    try:
+        got_address = natpmp.parse_external_address(b"\x00\x80\x00\x00" + bytes(4) + address)
+        assert address_problem(got_address.address) is None
+    except natpmp.NatPmpError:
+        pass
+    mapped = b"\x00\x82\x00\x00" + bytes(4) + struct.pack(">HHI", internal, external, lifetime)
+    try:
+        got = natpmp.parse_map_tcp(mapped, 4000)
+    except natpmp.NatPmpError:
+        return
+    assert got.internal_port == 4000 and got.external_port >= 1 and got.lifetime >= 1

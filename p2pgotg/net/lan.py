@@ -2,26 +2,46 @@
 ``_p2pgotg._tcp`` with its short code's number; a joiner browses for it.
 
 zeroconf runs its own thread and asyncio loop; its blocking calls are made here from trio
-worker threads, so the trio side never blocks. The TXT record holds the session version
-``v``, the game number ``n`` and the rules ``r`` (for the list a joiner sees): never the
-words of the code, which only the two players know.
+worker threads, so the trio side never blocks, and a look for games runs as one coroutine
+in zeroconf's loop (AsyncServiceBrowser, AsyncServiceInfo), bounded in time and in the
+questions it asks: anyone on the LAN can announce anything, so names not of our form are
+never looked up and an announcement whose records are not as SPEC 3.7 says is no game.
+The TXT record holds the session version ``v``, the game number ``n`` and the rules ``r``
+(for the list a joiner sees): never the words of the code, which only the two players know.
 """
 
 from __future__ import annotations
 
+import asyncio
+import concurrent.futures
 import contextlib
 import ipaddress
+import re
 import socket
-import threading
-import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import trio
+
+from p2pgotg.protocol.printable import printable
+from p2pgotg.reach.candidates import address_problem
+
+if TYPE_CHECKING:
+    from zeroconf import Zeroconf
 
 SERVICE = "_p2pgotg._tcp.local."
 BROWSE_TIME = 1.5  # seconds to collect announcements when listing games
 FIND_TIME = 3.0  # seconds to look for one game number before giving up
+# Once the number is found, how long to listen for another game announced with it:
+# responders answer a shared question within 20 to 120 ms (RFC 6762 section 6).
+SETTLE_TIME = 0.25
+LOOKUP_TIME = 1.0  # seconds one name missing from the cache may be asked about
+MAX_LOOKUPS = 8  # names asked about at once
+MAX_ASKED = 32  # names asked about in one look, in all
+MAX_ADDRESSES = 8  # addresses of one announcement that are kept
+_INSTANCE = re.compile(r"p2pgotg game ([1-9][0-9]?) on ", re.ASCII)
+_NUMBER = re.compile(r"[1-9][0-9]?", re.ASCII)
 
 
 @dataclass(frozen=True)
@@ -33,11 +53,7 @@ class LanGame:
     rules: str
 
 
-def _shown(text: str) -> str:
-    return "".join(c if c.isprintable() else "?" for c in text)[:80]
-
-
-def _zeroconf() -> object:
+def _zeroconf() -> Zeroconf:
     from zeroconf import InterfaceChoice, IPVersion, Zeroconf
 
     return Zeroconf(interfaces=InterfaceChoice.All, ip_version=IPVersion.V4Only)
@@ -57,21 +73,21 @@ async def announced(number: int, port: int, addresses: list[str], rules: str,
                                                      "r": rules[:100]},
                        server=f"{host}.local.")
 
-    def register() -> object:
+    def register() -> Zeroconf:
         zc = _zeroconf()
         try:
-            zc.register_service(info, allow_name_change=True)  # type: ignore[attr-defined]
+            zc.register_service(info, allow_name_change=True)
         except BaseException:
-            zc.close()  # type: ignore[attr-defined]
+            zc.close()
             raise
         return zc
 
-    def unregister(zc: object) -> None:
+    def unregister(zc: Zeroconf) -> None:
         with contextlib.suppress(Exception):
-            zc.unregister_service(info)  # type: ignore[attr-defined]
-        zc.close()  # type: ignore[attr-defined]
+            zc.unregister_service(info)
+        zc.close()
 
-    zc: object | None = None
+    zc: Zeroconf | None = None
     if packed:
         try:
             zc = await trio.to_thread.run_sync(register, abandon_on_cancel=True)
@@ -85,76 +101,170 @@ async def announced(number: int, port: int, addresses: list[str], rules: str,
                 await trio.to_thread.run_sync(unregister, zc)
 
 
-def _browse(seconds: float, number: int | None) -> list[LanGame]:
-    """Blocking: collect announced games for ``seconds`` (less once ``number`` is found)."""
-    from zeroconf import ServiceBrowser, ServiceStateChange
+def _wanted(name: str, number: int | None) -> int | None:
+    """The game number in an instance name of ours (SPEC 3.7), None for any other name:
+    such a name is never looked up, whatever a flood announces."""
+    found = _INSTANCE.match(name)
+    if found is None:
+        return None
+    wanted = int(found.group(1))
+    return wanted if number is None or wanted == number else None
 
-    names: list[str] = []
-    changed = threading.Event()
 
-    def on_change(zeroconf: object, service_type: str, name: str,
-                  state_change: ServiceStateChange) -> None:
-        if state_change is ServiceStateChange.Added and name not in names:
-            names.append(name)
-            changed.set()
+async def _look(zc: Zeroconf, seconds: float, number: int | None) -> list[LanGame]:
+    """In zeroconf's event loop: the games announced within ``seconds`` (less once
+    ``number`` is found and SETTLE_TIME has passed, so that another announcement of the
+    same number is heard too).
 
-    zc = _zeroconf()
+    A name is first read from the cache (a host's answer carries its records, so this is
+    how every honest game is found, at once); only names of ours missing from it are asked
+    about, MAX_LOOKUPS at a time and MAX_ASKED in all, each for at most LOOKUP_TIME: a
+    flood of names no one answers for costs a bounded few questions, never the find time.
+    """
+    from zeroconf import ServiceStateChange
+    from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo
+
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + seconds
     found: dict[str, LanGame] = {}
+    asked: set[str] = set()
+    lookups = asyncio.Semaphore(MAX_LOOKUPS)
+    tasks: set[asyncio.Task[None]] = set()
+    matched = asyncio.Event()
+
+    def take(name: str, info: AsyncServiceInfo) -> None:
+        game = _game(name, info)
+        if game is not None:
+            found[name] = game
+            if game.number == number:
+                matched.set()
+
+    def from_cache(name: str) -> AsyncServiceInfo | None:
+        try:
+            info = AsyncServiceInfo(SERVICE, name)
+            complete = info.load_from_cache(zc)
+        except Exception:  # noqa: BLE001 (a name zeroconf itself cannot take: not a game)
+            return None
+        if complete:
+            take(name, info)
+            return None
+        return info
+
+    async def ask(name: str, info: AsyncServiceInfo) -> None:
+        async with lookups:
+            left = min(LOOKUP_TIME, deadline - loop.time())
+            if left <= 0 or name in found:
+                return
+            with contextlib.suppress(Exception):  # (garbage records: not a game)
+                if await info.async_request(zc, left * 1000):
+                    take(name, info)
+
+    def on_change(zeroconf: Zeroconf, service_type: str, name: str,
+                  state_change: ServiceStateChange) -> None:
+        if state_change is ServiceStateChange.Removed or name in found:
+            return
+        wanted = _wanted(name, number)
+        if wanted is None:
+            if number is not None and _wanted(name, None) is not None:
+                from_cache(name)  # (another game: listed in "games seen" if it is whole)
+            return
+        info = from_cache(name)
+        if info is None or name in asked or len(asked) >= MAX_ASKED:
+            return
+        asked.add(name)
+        task = loop.create_task(ask(name, info))
+        tasks.add(task)
+        task.add_done_callback(tasks.discard)
+
+    browser = AsyncServiceBrowser(zc, SERVICE, handlers=[on_change])
     try:
-        browser = ServiceBrowser(zc, SERVICE, handlers=[on_change])  # type: ignore[arg-type]
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            changed.wait(max(0.0, end - time.monotonic()))
-            changed.clear()
-            for name in list(names):
-                if name in found:
-                    continue
-                info = zc.get_service_info(SERVICE, name, timeout=1000)  # type: ignore[attr-defined]
-                game = _game(name, info)
-                if game is not None:
-                    found[name] = game
-                    if number is not None and game.number == number:
-                        return [game]
-        browser.cancel()
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(matched.wait(), max(0.0, deadline - loop.time()))
+        if matched.is_set():
+            await asyncio.sleep(max(0.0, min(SETTLE_TIME, deadline - loop.time())))
+        else:
+            await asyncio.sleep(max(0.0, deadline - loop.time()))
     finally:
-        zc.close()  # type: ignore[attr-defined]
-    return sorted(found.values(), key=lambda g: g.number)
+        await browser.async_cancel()
+        for task in tasks:
+            task.cancel()
+    return sorted(found.values(), key=lambda g: (g.number, g.name))
+
+
+def _browse(seconds: float, number: int | None) -> list[LanGame]:
+    """Blocking (a worker thread): _look in zeroconf's own loop, bounded in time; no game
+    when this computer cannot do multicast at all."""
+    try:
+        zc = _zeroconf()
+    except OSError:
+        return []
+    try:
+        assert zc.loop is not None
+        future = asyncio.run_coroutine_threadsafe(_look(zc, seconds, number), zc.loop)
+        try:
+            return future.result(seconds + LOOKUP_TIME)
+        except concurrent.futures.TimeoutError:
+            future.cancel()
+            return []
+    finally:
+        zc.close()
+
+
+def _text(value: object) -> str | None:
+    """A TXT value as ASCII text, None when absent or anything else."""
+    if not isinstance(value, bytes):
+        return None
+    try:
+        return value.decode("ascii")
+    except UnicodeDecodeError:
+        return None
+
+
+def _usable(address: str) -> bool:
+    """An IPv4 address a joiner could connect to (not 0.0.0.0, multicast, loopback...)."""
+    try:
+        ipaddress.IPv4Address(address)
+    except ValueError:
+        return False
+    return address_problem(address) is None
 
 
 def _game(name: str, info: object) -> LanGame | None:
-    if info is None:
-        return None
-    props = {k.decode("ascii", "replace") if isinstance(k, bytes) else str(k):
-             (v or b"").decode("utf-8", "replace") if isinstance(v, bytes) else str(v or "")
-             for k, v in (getattr(info, "properties", None) or {}).items()}
+    """The game an announcement describes, None unless every field is as SPEC 3.7 says:
+    version 1, a decimal number 1..99 that is also the one in its name, a port, and at
+    least one usable IPv4 address (at most MAX_ADDRESSES are kept)."""
     try:
-        number = int(props.get("n", ""))
-    except ValueError:
+        props = dict(getattr(info, "properties", None) or {})
+        addresses = [str(a) for a in info.parsed_addresses()]  # type: ignore[attr-defined]
+    except Exception:  # noqa: BLE001 (records zeroconf cannot read: not a game)
         return None
-    addresses = tuple(str(a) for a in info.parsed_addresses())  # type: ignore[attr-defined]
+    number_text = _text(props.get(b"n")) or ""
+    if _text(props.get(b"v")) != "1" or not _NUMBER.fullmatch(number_text):
+        return None
+    number = int(number_text)
+    if _wanted(name, number) != number:
+        return None
     port = getattr(info, "port", None)
-    if props.get("v") != "1" or not addresses or not isinstance(port, int) or not port:
+    if not isinstance(port, int) or isinstance(port, bool) or not 1 <= port <= 0xFFFF:
         return None
-    shown = _shown(name.removesuffix("." + SERVICE))
-    return LanGame(number, shown, addresses, port, _shown(props.get("r", "")))
-
-
-def _browse_or_none(seconds: float, number: int | None) -> list[LanGame]:
-    """_browse, with no game seen when this computer cannot do multicast at all."""
-    try:
-        return _browse(seconds, number)
-    except OSError:
-        return []
+    usable = tuple(a for a in addresses if _usable(a))[:MAX_ADDRESSES]
+    if not usable:
+        return None
+    rules = props.get(b"r")
+    shown_rules = rules.decode("utf-8", "replace") if isinstance(rules, bytes) else ""
+    return LanGame(number, printable(name.removesuffix("." + SERVICE), 80), usable, port,
+                   printable(shown_rules, 100))
 
 
 async def browse(seconds: float = BROWSE_TIME) -> list[LanGame]:
     """Every game announced on the LAN within ``seconds``."""
-    return await trio.to_thread.run_sync(_browse_or_none, seconds, None,
+    return await trio.to_thread.run_sync(_browse, seconds, None,
                                          abandon_on_cancel=True)
 
 
 async def find(number: int, seconds: float = FIND_TIME) -> list[LanGame]:
-    """Looks at most ``seconds`` for the game announced with ``number``: stops as soon as
-    it is seen. Returns every game seen, so the caller can say which numbers exist."""
-    return await trio.to_thread.run_sync(_browse_or_none, seconds, number,
+    """Looks at most ``seconds`` for the game announced with ``number``: stops SETTLE_TIME
+    after it is seen (so that a second announcement of that number is seen too). Returns
+    every game seen, so the caller can say which numbers exist."""
+    return await trio.to_thread.run_sync(_browse, seconds, number,
                                          abandon_on_cancel=True)

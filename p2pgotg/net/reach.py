@@ -203,7 +203,9 @@ async def offer(opts: ReachOptions, port: int, bind: str | None, pin: bytes, sec
                 serving.start_soon(accept, stream)
                 say("ok: connected through the NATs; the game goes on in the host's window")
 
-            await serving.start(serve_inbox, opts.data_dir, take_reply)
+            inbox_problem = await serving.start(serve_inbox, opts.data_dir, take_reply)
+            if inbox_problem is not None:
+                notes.append(f"reply codes cannot be taken here: {inbox_problem}")
             if mapping is not None:
                 serving.start_soon(_keep_mapping, mapping, on_status)
             task_status.started(Offer(invite.encode(), str(short) if short else None, notes,

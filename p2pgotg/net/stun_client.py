@@ -31,6 +31,9 @@ STUN_PORT = 3478
 # coturn and pass --stun HOST:PORT instead.
 DEFAULT_SERVERS = ("stun.nextcloud.com:3478", "stun.sipgate.net:3478")
 QUERY_TIMEOUT = 2.0
+# What asking a server can raise besides its answer: the stream's errors (OSError covers
+# a name that does not resolve) and UnicodeError (a name that cannot be a name at all).
+QUERY_ERRORS: tuple[type[Exception], ...] = (*STREAM_ERRORS, UnicodeError)
 
 
 class StunFailed(Exception):
@@ -90,7 +93,7 @@ async def query(server: tuple[str, int], local_port: int,
         raise StunFailed(f"no answer from {where} within {timeout:g} s") from None
     except StunError as exc:
         raise StunFailed(f"{where} gave an unusable answer: {exc}") from None
-    except STREAM_ERRORS as exc:  # (OSError covers a name that does not resolve)
+    except QUERY_ERRORS as exc:
         reason = getattr(exc, "strerror", None) or exc
         raise StunFailed(f"could not ask {where}: {reason}") from None
 

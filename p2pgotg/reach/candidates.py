@@ -84,6 +84,25 @@ def _canonical(address: str) -> str:
     return str(ip)
 
 
+def address_problem(address: str) -> str | None:
+    """Why an IP address a router, a STUN server or an announcement gave us cannot be where
+    anyone is (None when it can): not an IP address at all, unspecified, multicast,
+    loopback, broadcast or reserved. Such an answer is garbage, never a place to go."""
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return "is not an IP address"
+    if ip.is_unspecified:
+        return "is the unspecified address"
+    if ip.is_multicast:
+        return "is a multicast address"
+    if ip.is_loopback:
+        return "is a loopback address"
+    if isinstance(ip, ipaddress.IPv4Address) and (ip.is_reserved or ip.packed == b"\xff" * 4):
+        return "is a reserved or broadcast address"
+    return None
+
+
 def write_candidates(candidates: list[Candidate]) -> bytes:
     """A count byte, then each candidate."""
     if not 1 <= len(candidates) <= MAX_CANDIDATES:

@@ -11,6 +11,8 @@ import ipaddress
 import struct
 from dataclasses import dataclass
 
+from p2pgotg.reach.candidates import address_problem
+
 PORT = 5351
 VERSION = 0
 OP_EXTERNAL_ADDRESS = 0
@@ -82,11 +84,25 @@ def _header(data: bytes, opcode: int, size: int) -> tuple[int, int]:
 
 
 def parse_external_address(data: bytes) -> ExternalAddress:
+    """The router's external address, or NatPmpError when it is no address anyone has."""
     _result, epoch = _header(data, OP_EXTERNAL_ADDRESS, 12)
-    return ExternalAddress(epoch, str(ipaddress.IPv4Address(data[8:12])))
+    address = str(ipaddress.IPv4Address(data[8:12]))
+    problem = address_problem(address)
+    if problem is not None:
+        raise NatPmpError(f"the router's external address {address} {problem}")
+    return ExternalAddress(epoch, address)
 
 
-def parse_map_tcp(data: bytes) -> PortMapping:
+def parse_map_tcp(data: bytes, internal_port: int | None = None) -> PortMapping:
+    """The mapping granted, or NatPmpError: our ``internal_port`` when given, an external
+    port 1..65535 and a lifetime."""
     _result, epoch = _header(data, OP_MAP_TCP, 16)
     internal, external, lifetime = struct.unpack_from(">HHI", data, 8)
+    if internal_port is not None and internal != internal_port:
+        raise NatPmpError(f"the router mapped port {internal}, not the {internal_port} asked "
+                          "for")
+    if external == 0:
+        raise NatPmpError("the router granted external port 0, which no one can connect to")
+    if lifetime == 0:
+        raise NatPmpError("the router granted the mapping for 0 seconds")
     return PortMapping(epoch, internal, external, lifetime)

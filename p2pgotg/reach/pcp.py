@@ -12,6 +12,8 @@ import ipaddress
 import struct
 from dataclasses import dataclass
 
+from p2pgotg.reach.candidates import address_problem
+
 PORT = 5351
 VERSION = 2
 OP_MAP = 1
@@ -85,8 +87,11 @@ def map_request(client_address: str, internal_port: int, suggested_port: int,
     return header + body + _v6(suggested_address)
 
 
-def parse_map_response(data: bytes, nonce: bytes) -> PcpMapping:
-    """The mapping a MAP response grants, or PcpError."""
+def parse_map_response(data: bytes, nonce: bytes, internal_port: int | None = None,
+                       ) -> PcpMapping:
+    """The mapping a MAP response grants, or PcpError: only a mapping anyone could use
+    passes (our nonce, TCP, our ``internal_port`` when given, an external port 1..65535, a
+    lifetime, an external address that is one)."""
     if len(data) >= 2 and data[0] == 0:
         # A NAT-PMP-only router: version 0, opcode 128 + our opcode, "unsupported version"
         raise PcpError("the router speaks NAT-PMP, not PCP", unsupported=True)
@@ -108,4 +113,14 @@ def parse_map_response(data: bytes, nonce: bytes) -> PcpMapping:
         raise PcpError("the router's answer is for another request (nonce differs)")
     if protocol != PROTOCOL_TCP:
         raise PcpError(f"the router mapped protocol {protocol}, not TCP")
-    return PcpMapping(lifetime, epoch, internal, external, _from_v6(data[44:60]))
+    if internal_port is not None and internal != internal_port:
+        raise PcpError(f"the router mapped port {internal}, not the {internal_port} asked for")
+    if external == 0:
+        raise PcpError("the router granted external port 0, which no one can connect to")
+    if lifetime == 0:
+        raise PcpError("the router granted the mapping for 0 seconds")
+    address = _from_v6(data[44:60])
+    problem = address_problem(address)
+    if problem is not None:
+        raise PcpError(f"the router's external address {address} {problem}")
+    return PcpMapping(lifetime, epoch, internal, external, address)

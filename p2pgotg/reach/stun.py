@@ -18,6 +18,8 @@ import ipaddress
 import struct
 import zlib
 
+from p2pgotg.reach.candidates import address_problem
+
 MAGIC_COOKIE = 0x2112A442
 HEADER_SIZE = 20
 TXID_SIZE = 12
@@ -145,7 +147,11 @@ def _address(value: bytes, txid: bytes | None) -> tuple[str, int]:
         raw = bytes(a ^ b for a, b in zip(raw, mask, strict=True))
     if port == 0:
         raise StunError("the mapped port is 0")
-    return str(ipaddress.ip_address(raw)), port
+    address = str(ipaddress.ip_address(raw))
+    problem = address_problem(address)
+    if problem is not None:
+        raise StunError(f"the mapped address {address} {problem}")
+    return address, port
 
 
 def _error_text(attributes: list[tuple[int, bytes]]) -> str:

@@ -322,7 +322,7 @@ class Controller:
     async def _take_reply(self, code: str, generation: int) -> None:
         """Hand a joiner's reply code to our host, through the same inbox that `p2pgotg
         host --reply CODE` uses (reach.offer serves it), and show its answer."""
-        from p2pgotg.net.reply_inbox import send_reply
+        from p2pgotg.net.reply_inbox import InboxError, send_reply
 
         reach = self.launch.reach
         if reach is None or self.state.mode is not Mode.HOST:
@@ -330,6 +330,8 @@ class Controller:
             return
         try:
             lines = await send_reply(reach.data_dir, code)
+        except InboxError as exc:
+            lines = [f"error: {exc}"]
         except OSError:
             lines = ["error: this host's reply inbox is not open (is another p2pgotg host "
                      "running from the same home?)"]
