@@ -476,3 +476,78 @@ def test_a_natpmp_answer_is_a_usable_mapping_or_a_natpmp_error(internal, externa
     except natpmp.NatPmpError:
         return
     assert got.internal_port == 4000 and got.external_port >= 1 and got.lifetime >= 1
+
+
+# -- SPAKE2 from SPEC 3.7's words alone ---------------------------------------------------
+
+_P = 2**255 - 19
+_L = 2**252 + 27742317777372353535851937790883648493
+_D = -121665 * pow(121666, _P - 2, _P) % _P
+
+
+def _hkdf48(ikm: bytes, info: bytes) -> int:
+    from cryptography.hazmat.primitives import hashes
+    from cryptography.hazmat.primitives.kdf.hkdf import HKDF
+
+    return int.from_bytes(HKDF(algorithm=hashes.SHA256(), length=48, salt=b"",
+                               info=info).derive(ikm), "big")
+
+
+def _encode(x: int, y: int) -> bytes:
+    return (y | ((x & 1) << 255)).to_bytes(32, "little")
+
+
+def _element_s() -> bytes:
+    """SPEC 3.7: S from the seed "symmetric": HKDF to 48 bytes, mod p, the first y that has
+    an even x on the curve, times 8 (not the identity)."""
+    from nacl.bindings import crypto_core_ed25519_add
+
+    y = _hkdf48(b"symmetric", b"SPAKE2 arbitrary element") % _P
+    while True:
+        xx = (y * y - 1) * pow(_D * y * y + 1, _P - 2, _P) % _P
+        x = pow(xx, (_P + 3) // 8, _P)
+        if (x * x - xx) % _P:
+            x = x * pow(2, (_P - 1) // 4, _P) % _P
+        if (x * x - xx) % _P == 0:
+            x = _P - x if x % 2 else x
+            point = _encode(x, y)
+            for _ in range(3):  # [8]P by three doublings
+                point = crypto_core_ed25519_add(point, point)
+            if point != _encode(0, 1):
+                return point
+        y = (y + 1) % _P
+
+
+def test_spake2_from_the_spec_text_gives_the_vectors() -> None:
+    """Each step of SPEC 3.7's SPAKE2 recomputed with libsodium's group operations, HKDF
+    and SHA-256 (not the spake2 package): the vectors' messages and keys."""
+    from nacl.bindings import (
+        crypto_core_ed25519_add,
+        crypto_core_ed25519_sub,
+        crypto_scalarmult_ed25519_base_noclamp,
+        crypto_scalarmult_ed25519_noclamp,
+    )
+
+    def mul(k: int, point: bytes) -> bytes:
+        return crypto_scalarmult_ed25519_noclamp(k.to_bytes(32, "little"), point)
+
+    S = _element_s()
+    assert S.hex() == "6f00dae87c1be1a73b5922ef431cd8f57879569c222d22b1cd71e8546ab8e6f1"
+    for case in VECTORS["pake"]:
+        pw = case["code"].encode()
+        w = _hkdf48(pw, b"SPAKE2 pw") % _L
+        scalars, messages = {}, {}
+        for role in ("host", "joiner"):
+            entropy = hashlib.shake_256(bytes.fromhex(case[f"{role}_entropy"])).digest(64)
+            scalars[role] = int.from_bytes(entropy, "big") % _L
+            X = crypto_core_ed25519_add(
+                crypto_scalarmult_ed25519_base_noclamp(scalars[role].to_bytes(32, "little")),
+                mul(w, S))
+            messages[role] = b"S" + X
+            assert messages[role].hex() == case[f"{role}_message"]
+        K = mul(scalars["host"], crypto_core_ed25519_sub(messages["joiner"][1:], mul(w, S)))
+        first, second = sorted([messages["host"][1:], messages["joiner"][1:]])
+        key = hashlib.sha256(hashlib.sha256(pw).digest()
+                             + hashlib.sha256(b"p2pgotg/short-code/v1").digest()
+                             + first + second + K).digest()
+        assert key.hex() == case["key"]
