@@ -551,3 +551,37 @@ def test_spake2_from_the_spec_text_gives_the_vectors() -> None:
                              + hashlib.sha256(b"p2pgotg/short-code/v1").digest()
                              + first + second + K).digest()
         assert key.hex() == case["key"]
+
+
+def test_invite_v1_vectors_decode_as_stated() -> None:
+    for case in VECTORS["invite_v1"]:
+        invite = Invite.decode(case["code"])
+        assert (invite.address, invite.port) == (case["address"], case["port"])
+        assert invite.pin.hex() == case["pin"] and invite.secret.hex() == case["secret"]
+        assert Invite.decode(invite.encode()) == invite
+
+
+def test_the_first_v2_vector_lists_mapped_then_lan_then_punch() -> None:
+    """SPEC 3.3.1's stated order, and its stated size for that invite."""
+    first = VECTORS["invite_v2"][0]
+    assert [kind for kind, _, _ in first["candidates"]] == [MAPPED, LAN, PUNCH]
+    assert len(first["code"]) - len("gg2-") == 125
+    assert len(base64.b32decode(first["code"][4:].upper() + "=" * (-len(first["code"][4:]) % 8))
+               ) == 78
+
+
+def test_a_v2_code_shorter_than_60_bytes_is_cut_off_before_its_check() -> None:
+    raw = bytes(59)
+    text = "gg2-" + base64.b32encode(raw).decode().rstrip("=").lower()
+    with pytest.raises(BadInviteError, match="too short"):
+        Invite.decode(text)
+
+
+def test_the_word_list_in_protocol_is_the_package_one() -> None:
+    root = Path(__file__).parent.parent
+    ours = (root / "p2pgotg" / "reach" / "pgp_words.txt").read_bytes()
+    assert ours == (root / "protocol" / "pgp-words.txt").read_bytes()
+    assert hashlib.sha256(ours).hexdigest() == \
+        "fe881b3aeaeab4433b28ead098fdb93dadc1ea1d3a2e4368670746dd48b1a370"
+    words = [line for line in ours.decode().splitlines() if line and not line.startswith("#")]
+    assert len(words) == 256 and all(len(line.split()) == 2 for line in words)

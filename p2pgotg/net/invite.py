@@ -70,6 +70,9 @@ _LABEL = re.compile(r"(?!-)[a-z0-9_-]{1,63}(?<!-)")
 _VERSION_PREFIX = re.compile(r"gg(\d+)-")
 PREFIX_V2 = "gg2-"
 CHECK_TAG_V2 = b"p2pgotg/invite/v2"
+#: The shortest version 2 code, its check included: the NAT byte, a count of one, one
+#: candidate with a one-letter hostname (kind, family, length, letter, port), pin, secret.
+MIN_SIZE_V2 = 1 + 1 + 6 + PIN_SIZE + SECRET_SIZE + CHECK_SIZE
 
 # What the host found out about its own NAT (the byte after the prefix in a v2 invite).
 NAT_UNKNOWN = 0  # no STUN server answered (or none was asked: LAN play)
@@ -201,9 +204,7 @@ class Invite:
     @classmethod
     def _decode_v2(cls, code: str) -> Invite:
         try:
-            body = from_text(PREFIX_V2, CHECK_TAG_V2, code, "invite code")
-            if not body:
-                raise CodeError("the code is too short: it looks cut off")
+            body = from_text(PREFIX_V2, CHECK_TAG_V2, code, "invite code", MIN_SIZE_V2)
             nat = body[0]
             candidates, offset = read_candidates(body, 1)
         except CodeError as exc:

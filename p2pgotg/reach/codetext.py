@@ -29,8 +29,9 @@ def to_text(prefix: str, tag: bytes, body: bytes) -> str:
     return prefix + base64.b32encode(raw).decode("ascii").rstrip("=").lower()
 
 
-def from_text(prefix: str, tag: bytes, text: str, what: str) -> bytes:
-    """The body (check removed and verified); CodeError names the first problem."""
+def from_text(prefix: str, tag: bytes, text: str, what: str, minimum: int = 5) -> bytes:
+    """The body (check removed and verified); CodeError names the first problem. A code of
+    fewer than `minimum` bytes (its check included) is cut off, said before the check."""
     code = "".join(text.split()).lower()
     if not code.startswith(prefix):
         found = _VERSION_PREFIX.match(code)
@@ -51,7 +52,7 @@ def from_text(prefix: str, tag: bytes, text: str, what: str) -> bytes:
     raw = base64.b32decode(padded)
     if base64.b32encode(raw).decode("ascii") != padded:
         raise CodeError("the last character is wrong, or characters are missing or extra")
-    if len(raw) < 5:
+    if len(raw) < max(minimum, 5):
         raise CodeError(f"the {what} is too short: it looks cut off")
     body, got = raw[:-4], raw[-4:]
     if check(tag, body) != got:
