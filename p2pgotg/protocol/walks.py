@@ -42,7 +42,7 @@ from p2pgotg.protocol.referee import Finding, replay
 from p2pgotg.protocol.schedules import DetRand, claim_allowed
 from p2pgotg.protocol.transcript import Transcript
 from p2pgotg.protocol.verdict import Verdict
-from p2pgotg.rules import ChallengeMode, FlagRule, Rank, RuleOptions, Setup
+from p2pgotg.rules import ChallengeMode, FlagRule, Rank, RuleOptions, Setup, Side
 
 Action = Callable[[Peer], Any]
 
@@ -117,7 +117,9 @@ def _swarm(rng: random.Random) -> dict[str, float]:
     """How willing each kind of step is in one walk. Every walk draws its own mix (swarm
     testing: Groce et al., 2012), some with a kind switched off, so that some walks are
     long games with rare endings and others end at once with everything crossing."""
-    weights = {"deliver": rng.uniform(2.0, 20.0), "decide": 6.0, "stop": 4.0}
+    weights = {"deliver": rng.uniform(2.0, 20.0), "decide": 6.0, "stop": 4.0,
+               # how often the side to move runs its Flag forward (flag runs and claims)
+               "flag_run": rng.choice((0.0, 0.0, 0.3, 0.8))}
     for kind, base in (("chat", 0.05), ("resign", 0.02), ("claim", 0.03),
                        ("dispute", 0.5), ("drop", 0.05), ("crash", 0.01), ("draw", 0.03)):
         weights[kind] = 0.0 if rng.random() < 0.25 else base * 10 ** rng.uniform(-1.0, 1.5)
@@ -219,6 +221,11 @@ class Walk:
         if moves:
             challenges = [m for m in moves if view.is_challenge(m)]
             pool = challenges if challenges and rng.random() < 0.5 else moves
+            forward = 1 if side is Side.WHITE else -1
+            runs = [m for m in moves if view.piece_at(m.from_square) == flag
+                    and not view.is_challenge(m) and (m.to_square - m.from_square) * forward > 0]
+            if runs and rng.random() < self.weights["flag_run"]:
+                pool = runs
             move = rng.choice(pool)
             offer = rng.random() < self.weights["draw"]
             claim = None
