@@ -119,7 +119,10 @@ def _swarm(rng: random.Random) -> dict[str, float]:
     long games with rare endings and others end at once with everything crossing."""
     weights = {"deliver": rng.uniform(2.0, 20.0), "decide": 6.0, "stop": 4.0,
                # how often the side to move runs its Flag forward (flag runs and claims)
-               "flag_run": rng.choice((0.0, 0.0, 0.3, 0.8))}
+               "flag_run": rng.choice((0.0, 0.0, 0.3, 0.8)),
+               # how much likelier endings are while a challenge waits for its answer (where
+               # an ending crosses the most: the defender's reply and its next move)
+               "at_challenge": rng.choice((1.0, 10.0, 30.0))}
     for kind, base in (("chat", 0.05), ("resign", 0.02), ("claim", 0.03),
                        ("dispute", 0.5), ("drop", 0.05), ("crash", 0.01), ("draw", 0.03)):
         weights[kind] = 0.0 if rng.random() < 0.25 else base * 10 ** rng.uniform(-1.0, 1.5)
@@ -300,7 +303,10 @@ class Walk:
                 options = self._options()
                 if not options:
                     return self._check()
-                weights = [self.weights[kind] for kind, _, _ in options]
+                pending = any(peer.flow.pending is not None for peer in self.peers.values())
+                boost = self.weights["at_challenge"] if pending else 1.0
+                weights = [self.weights[kind] * (boost if kind in ("resign", "claim") else 1.0)
+                           for kind, _, _ in options]
                 if not any(weights):
                     return self._check()
                 kind, name, do = self.rng.choices(options, weights)[0]
