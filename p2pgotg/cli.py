@@ -255,7 +255,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
     from p2pgotg.net.games import games_dir
     from p2pgotg.net.hosting import HostConfig
     from p2pgotg.net.paths import load_or_create_identity, load_or_create_tls_identity
-    from p2pgotg.selfplay import bot_runner
+    from p2pgotg.selfplay import bot_runner, seat_seed
 
     if args.reply is not None:
         return cli_internet.cmd_host_reply(args)
@@ -276,9 +276,8 @@ def _cmd_host(args: argparse.Namespace) -> int:
         return 2
     config = HostConfig(key, cert, tls_key, _options_from(args), games_dir(),
                         port=args.port, bind=args.bind, limits=_limits(args))
-    seed = args.seed if args.seed is not None else random.randrange(2**31)
     if args.max_games is not None:
-        return _host_many(args, config, seed)
+        return _host_many(args, config)
     reach = cli_internet.reach_options(args, config.options.describe())
     if reach is False:
         return 2
@@ -287,7 +286,8 @@ def _cmd_host(args: argparse.Namespace) -> int:
     async def main_task() -> None:
         async with trio.open_nursery() as nursery:
             hosting = await nursery.start(_host_and_report, config,
-                                          bot_runner(seed, args.bot_delay, args.level))
+                                          bot_runner(seat_seed(args.seed), args.bot_delay,
+                                                     args.level))
             print(f"rules: {config.options.describe()}")
             cli_internet.print_offer(hosting)
             print("waiting for the other player (share one invite code)...", flush=True)
@@ -329,7 +329,7 @@ def _words(exc: BaseException) -> str:
     return explain(exc)
 
 
-def _host_many(args: argparse.Namespace, config, seed: int) -> int:
+def _host_many(args: argparse.Namespace, config) -> int:
     """Many games at once with the bot, until SIGINT/SIGTERM or --games-total games."""
     import signal
 
@@ -338,18 +338,20 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
     from p2pgotg.net.bot_worker_client import open_bot_worker
     from p2pgotg.net.invite import one_invite
     from p2pgotg.net.multihost import host_many, tune_collector_for_many_games
-    from p2pgotg.selfplay import bot_runner
+    from p2pgotg.selfplay import bot_runner, seat_seed
 
     def game_over(number: int, session) -> None:
         what = _ended_words(session) or "not finished (the other player stayed away)"
         _say(f"game {number} over: {what}; transcript: {session.path}")
 
     async def main_task() -> None:
+        # (each game's bot is seeded on its own: `seat_seed`)
         if args.max_games == 1:
-            await host_all(lambda n: bot_runner(seed + n, args.bot_delay, args.level))
+            await host_all(lambda n: bot_runner(seat_seed(args.seed, n), args.bot_delay,
+                                                args.level))
             return
         async with open_bot_worker() as worker:  # the bots think beside the event loop
-            await host_all(lambda n: worker.runner(seed + n, level=args.level,
+            await host_all(lambda n: worker.runner(seat_seed(args.seed, n), level=args.level,
                                                    delay=args.bot_delay))
 
     async def host_all(runner) -> None:
@@ -408,7 +410,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
     from p2pgotg.net.paths import identity_for_joining
     from p2pgotg.net.racing import prepare_join
     from p2pgotg.net.session import GameSession, SessionError
-    from p2pgotg.selfplay import bot_runner
+    from p2pgotg.selfplay import bot_runner, seat_seed
 
     if args.code is None:
         return cli_internet.cmd_list_lan_games()
@@ -421,7 +423,6 @@ def _cmd_join(args: argparse.Namespace) -> int:
     servers = cli_internet.stun_servers(args)
     if servers is None:
         return 2
-    seed = args.seed if args.seed is not None else random.randrange(2**31)
     limits = _limits(args)
 
     def show_reply(code: str) -> None:
@@ -431,8 +432,8 @@ def _cmd_join(args: argparse.Namespace) -> int:
         invite, opener = await prepare_join(args.code, servers, limits, _status, show_reply)
         key = identity_for_joining(invite.pin)  # (a short code's pin is known only now)
         config = JoinConfig(key, invite, games_dir(), limits, opener=opener)
-        return await join_game(config, bot_runner(seed, args.bot_delay, args.level),
-                               on_status=_status)
+        return await join_game(config, bot_runner(seat_seed(args.seed), args.bot_delay,
+                                                  args.level), on_status=_status)
 
     from p2pgotg.net.session import unwrap
 
@@ -623,7 +624,9 @@ def _add_seat_options(p: argparse.ArgumentParser, away: str) -> None:
     """What host and join share: the bot seat, the driver's timeouts, the display."""
     p.add_argument("--bot", action="store_true", help="let the bot play this side")
     _add_level_option(p, SEAT_DEFAULT, "with --bot: how well the bot plays")
-    p.add_argument("--seed", type=int, default=None, help="the bot's random seed")
+    p.add_argument("--seed", type=int, default=None,
+                   help="the bot's random seed, to repeat games (with --max-games, game N's "
+                   "bot gets SEED + N); default: fresh randomness for every game")
     p.add_argument("--bot-delay", type=_seconds, default=0.0, metavar="SECONDS",
                    help="the bot thinks this long before each move (default: 0)")
     p.add_argument("--abandon", type=_duration, default=180, metavar="TIME",

@@ -21,7 +21,7 @@ game that has not begun (no joiner hello) within the pre-game limit is dropped: 
 held only by a joiner that makes progress. A game whose transcript cannot be written
 stops alone; the others go on.
 
-    stats = await host_many(config, lambda n: bot_runner(seed + n), max_games=200,
+    stats = await host_many(config, lambda n: bot_runner(seat_seed(None, n)), max_games=200,
                             task_status=task_status)    # runs until cancelled
 """
 
