@@ -292,14 +292,26 @@ def _cmd_host(args: argparse.Namespace) -> int:
             cli_internet.print_offer(hosting)
             print("waiting for the other player (share one invite code)...", flush=True)
 
-    if not _run_network(main_task):
-        return 1
-    return _LAST_EXIT[0]
+    failed = _run_network(main_task)
+    return failed or _LAST_EXIT[0]
 
 
-def _run_network(main_task: Callable[[], Awaitable[object]]) -> bool:
+#: The exit status of `host` and `join` when the game to resume is open in another
+#: p2pgotg process (SPEC 3.5): sysexits' EX_TEMPFAIL, as it works once that one stops.
+GAME_IN_USE_EXIT = 75
+
+
+def _failure_code(exc: BaseException) -> int:
+    """The exit status for an error that stopped `host` or `join`."""
+    from p2pgotg.net.games import GameInUse
+
+    return GAME_IN_USE_EXIT if isinstance(exc, GameInUse) else 1
+
+
+def _run_network(main_task: Callable[[], Awaitable[object]]) -> int:
     """`trio.run(main_task)`; a network or session error (even inside a nursery's group)
-    is printed for the user instead of a traceback, and False returned."""
+    is printed for the user instead of a traceback, and its exit status returned (0 when
+    none)."""
     import trio
 
     from p2pgotg.net.errors import NetError
@@ -313,10 +325,10 @@ def _run_network(main_task: Callable[[], Awaitable[object]]) -> bool:
     except (NetError, SessionError) as exc:
         _lines().drain()
         print(f"error: {_words(exc)}", file=sys.stderr)
-        return False
+        return _failure_code(exc)
     finally:
         _lines().drain()
-    return True
+    return 0
 
 
 _LAST_EXIT = [0]
@@ -383,8 +395,9 @@ def _host_many(args: argparse.Namespace, config) -> int:
     result: list = []
     if args.max_games > 1:
         tune_collector_for_many_games()
-    if not _run_network(main_task):
-        return 1
+    failed = _run_network(main_task)
+    if failed:
+        return failed
     if result:
         s = result[0]
         print(f"done: {s.started} games started, {s.resumed} resumed, {s.finished} ended, "
@@ -445,7 +458,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
     except (NetError, SessionError) as exc:
         _lines().drain()
         print(f"error: {_words(exc)}", file=sys.stderr)
-        return 1
+        return _failure_code(exc)
     return _report(session)
 
 
