@@ -544,10 +544,14 @@ class Sampler:
 
 
 def launch_host(base: Path, max_games: int, nofile: int | None) -> HostProcess:
-    """`p2pgotg host --bot --max-games N` on loopback, nothing asked of the internet."""
+    """`p2pgotg host --bot --max-games N` on loopback, nothing asked of the internet. The
+    real joiners all connect from 127.0.0.1 (standing in for players at as many
+    addresses), so the cap on games from one address is lifted to N for it; the flood
+    comes from addresses of its own and meets the usual caps."""
     return start_host(base, [sys.executable, "-m", "p2pgotg", "host", "--bot", "--max-games",
-                             str(max_games), "--bind", "127.0.0.1", "--port", "0", "--seed",
-                             "1", "--stun", "off", "--no-port-map"], nofile=nofile)
+                             str(max_games), "--games-per-address", str(max_games), "--bind",
+                             "127.0.0.1", "--port", "0", "--seed", "1", "--stun", "off",
+                             "--no-port-map"], nofile=nofile)
 
 
 # -- one run ------------------------------------------------------------------------------------

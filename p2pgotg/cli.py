@@ -263,9 +263,12 @@ def _cmd_host(args: argparse.Namespace) -> int:
         print("--max-games needs --bot: the bot plays every game of a many-game host",
               file=sys.stderr)
         return 2
-    if args.games_total is not None and args.max_games is None:
-        print("--games-total needs --max-games", file=sys.stderr)
-        return 2
+    for given, name in ((args.games_total, "--games-total"),
+                        (args.action_limit, "--action-limit"),
+                        (args.games_per_address, "--games-per-address")):
+        if given is not None and args.max_games is None:
+            print(f"{name} needs --max-games", file=sys.stderr)
+            return 2
     if not args.bot:
         return _interface(args, "host")
     try:
@@ -343,14 +346,20 @@ def _words(exc: BaseException) -> str:
 
 def _host_many(args: argparse.Namespace, config) -> int:
     """Many games at once with the bot, until SIGINT/SIGTERM or --games-total games."""
+    import dataclasses
     import signal
 
     import trio
 
     from p2pgotg.net.bot_worker_client import open_bot_worker
     from p2pgotg.net.invite import one_invite
-    from p2pgotg.net.multihost import host_many, tune_collector_for_many_games
+    from p2pgotg.net.multihost import ACTION_LIMIT, host_many, tune_collector_for_many_games
     from p2pgotg.selfplay import bot_runner, seat_seed
+
+    action_limit = float(args.action_limit) if args.action_limit is not None else ACTION_LIMIT
+    if args.games_per_address is not None:
+        config.admission = dataclasses.replace(config.admission,
+                                               games_per_source=args.games_per_address)
 
     def game_over(number: int, session) -> None:
         what = _ended_words(session) or "not finished (the other player stayed away)"
@@ -372,8 +381,9 @@ def _host_many(args: argparse.Namespace, config) -> int:
             async def run(task_status=trio.TASK_STATUS_IGNORED) -> None:
                 stats = await host_many(
                     config, runner, args.max_games,
-                    games_total=args.games_total, on_status=_status, on_game_end=game_over,
-                    stop=stop, task_status=task_status)
+                    games_total=args.games_total, action_limit=action_limit,
+                    on_status=_status, on_game_end=game_over, stop=stop,
+                    task_status=task_status)
                 result.append(stats)
                 nursery.cancel_scope.cancel()
 
@@ -391,6 +401,8 @@ def _host_many(args: argparse.Namespace, config) -> int:
             _say(f"invite: {one_invite(hosting.invites)}")  # (README: why v2)
             _say(f"hosting up to {args.max_games} games at once: share one invite code with "
                  "every player...")
+            _say(f"a player who has owed a move (or anything) for {action_limit:g} s loses "
+                 "that game by this host's claim (--action-limit)")
 
     result: list = []
     if args.max_games > 1:
@@ -696,6 +708,14 @@ def build_parser() -> argparse.ArgumentParser:
                       "until interrupted; with N > 1 the bots think in a worker process")
     host.add_argument("--games-total", type=_positive, default=None, metavar="M",
                       help="with --max-games: stop once M games have ended")
+    host.add_argument("--action-limit", type=_duration, default=None, metavar="TIME",
+                      help="with --max-games: claim a game whose player has owed the same "
+                      "thing this long (a move, with or without a clock; its setup; an "
+                      "answer), so that no slot is held by a player who makes no progress "
+                      "(default: 5m)")
+    host.add_argument("--games-per-address", type=_positive, default=None, metavar="N",
+                      help="with --max-games: at most N games in progress with one address "
+                      "(an IPv4 address or an IPv6 /64) at once (default: 8)")
     _add_rule_options(host)
     host.set_defaults(func=_cmd_host)
     join = sub.add_parser("join", help="join a game by its short code or invite code; "

@@ -17,8 +17,12 @@ joiner whose connection broke just before our last goodbye reached it can come b
 complete its own transcript.
 
 Before a game holds a slot its joiner is bounded like any stranger (`admission`), and a
-game that has not begun (no joiner hello) within the pre-game limit is dropped: a slot is
-held only by a joiner that makes progress. A game whose transcript cannot be written
+game that has not begun (no joiner hello) within the pre-game limit is dropped. Once it has
+begun, the host's limit per owed action (SPEC 3.6) ends it by our abandonment claim when
+the joiner has owed the same thing (a move, its setup, an answer) that long, clocked or
+not, connected or not: a slot is held only by a joiner that makes progress. One source
+holds at most `games_per_source` games in progress, and a source whose game lapsed waits
+`lapse_cooldown` before it starts another. A game whose transcript cannot be written
 stops alone; the others go on.
 
     stats = await host_many(config, lambda n: bot_runner(seat_seed(None, n)), max_games=200,
@@ -31,6 +35,7 @@ import gc
 import hmac
 import math
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -67,12 +72,16 @@ from p2pgotg.net.tls import (
     public_key_pin,
     server_context,
 )
-from p2pgotg.protocol import HOST, Peer
+from p2pgotg.protocol import HOST, JOINER, Peer
+from p2pgotg.protocol.flow import OWED_WORDS, GameFlow
 
 SeatFactory = Callable[[int], SeatRunner]
 """Given a game's number (1, 2, ... in the order games start), the seat that plays it."""
 
 FULL = "this host is full"  # the start of the refusal a joiner gets beyond max_games
+#: The host's limit per owed action (SPEC 3.6), seconds: a joiner that has owed one thing
+#: this long loses the game by our claim. The longest the setup may take, for anything.
+ACTION_LIMIT = 300.0
 
 
 @dataclass
@@ -96,6 +105,7 @@ class MultiHostStats:
     refused: int = 0  # every other refusal (wrong secret, unknown game, bad greeting...)
     late: int = 0  # games dropped because they did not begin within the pre-game limit
     halted: int = 0  # games stopped because their transcript could not be written
+    stalled: int = 0  # games claimed because their joiner passed the action limit
 
 
 def tune_collector_for_many_games() -> None:
@@ -125,6 +135,7 @@ class _Game:
     ended: bool = False  # over for good: finished, abandoned or dropped
     begin_by: float = math.inf  # its hellos must be in by then (SPEC 3.4, pre-game limit)
     source: str = ""  # where its first connection came from (`admission.source_of`)
+    stalled: bool = False  # claimed at the action limit
     wake: trio.Event = field(default_factory=trio.Event)
 
     def __post_init__(self) -> None:
@@ -138,10 +149,14 @@ class _Game:
 class _MultiHost:
     def __init__(self, config: HostConfig, factory: SeatFactory, max_games: int,
                  games_total: int | None, on_status: Callable[[str], None],
-                 on_game_end: Callable[[int, GameSession], None]) -> None:
+                 on_game_end: Callable[[int, GameSession], None],
+                 action_limit: float = ACTION_LIMIT) -> None:
         self.config = config
         self.factory = factory
         self.max_games = max_games
+        self.action_limit = action_limit
+        # source -> until when it starts no new game (a game of its lapsed), oldest first
+        self.cooling: OrderedDict[str, float] = OrderedDict()
         self.games_total = games_total
         self.on_status = on_status
         self.on_game_end = on_game_end
@@ -283,9 +298,19 @@ class _MultiHost:
             self.stats.refused += 1
             await refuse(channel, "this host is not starting new games any more")
             return
-        waiting = sum(1 for g in self.games if g.source == ticket.address and not g.ended
-                      and g.session.peer.flow.game_id is None)
-        if waiting >= self.config.admission.pregame_per_source:
+        admission = self.config.admission
+        wait = self.cooling.get(ticket.address, 0.0) - trio.current_time()
+        if wait > 0:
+            # A squatter cut at a limit would otherwise be back in a slot at once.
+            self.stats.refused += 1
+            self.status(None, "a new joiner was refused: a game from its address lapsed "
+                        f"{admission.lapse_cooldown - wait:.0f} s ago")
+            await refuse(channel, "a game from your address made no progress in time: this "
+                         f"host takes new games from it again in {math.ceil(wait)} s")
+            return
+        mine = [g for g in self.games if g.source == ticket.address and not g.ended]
+        waiting = sum(1 for g in mine if g.session.peer.flow.game_id is None)
+        if waiting >= admission.pregame_per_source:
             # An invite is a bearer token: one holder could otherwise fill every slot with
             # games it never begins, each for the whole pre-game limit.
             self.stats.refused += 1
@@ -293,6 +318,16 @@ class _MultiHost:
                         "have not begun yet")
             await refuse(channel, f"{waiting} games from your address have not begun yet: "
                          "accept or leave one of them first")
+            return
+        playing = sum(1 for g in mine if g.slot)
+        if playing >= admission.games_per_source:
+            # Begun games count too: one source with the invite could otherwise hold every
+            # slot with games it plays as slowly as the limits allow.
+            self.stats.refused += 1
+            self.status(None, f"a new joiner was refused: {playing} games from its address "
+                        "are in progress")
+            await refuse(channel, f"{playing} games from your address are in progress, the "
+                         "most this host plays with one address at once: finish one first")
             return
         if self.active >= self.max_games:
             self.stats.refused_full += 1
@@ -355,6 +390,7 @@ class _MultiHost:
         run_seat = self.factory(game.number)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(run_seat, session)
+            nursery.start_soon(self._hold_to_the_action_limit, game)
             outcome = await self._until_over(game)
             nursery.cancel_scope.cancel()
         self._end(game, outcome)
@@ -410,6 +446,34 @@ class _MultiHost:
             with trio.move_on_after(self.poll):  # (to see how long the joiner stays away)
                 await session.wait_changed()
 
+    async def _hold_to_the_action_limit(self, game: _Game) -> None:
+        """The host's limit per owed action (SPEC 3.6): when the joiner has owed the same
+        thing for `action_limit` seconds by our clock (a move, clocked or not; its setup;
+        an answer; its audit), connected or not, we claim the game ("abandoned", or
+        "audit" after the end: the protocol's claim, the claimant's word) and its slot is
+        free. Chat, keepalives and reconnecting are no progress; the answer is."""
+        session = game.session
+        mark: tuple[object, ...] | None = None
+        since = trio.current_time()
+        while not session.done:
+            now_mark = _owed_mark(session.peer.flow)
+            if now_mark != mark:
+                mark, since = now_mark, trio.current_time()
+            if mark is None:
+                await session.wait_changed()
+                continue
+            with trio.move_on_at(since + self.action_limit):
+                await session.wait_changed()
+                continue
+            owed = OWED_WORDS.get(str(mark[0]), str(mark[0]))
+            self.status(game, f"the other player has owed {owed} for "
+                        f"{self.action_limit:g} s (this host's limit): claiming the game")
+            game.stalled = True
+            session.claim_abandonment()
+            if not session.done:  # (our view refused the claim: wait for a change)
+                game.stalled = False
+                await session.wait_changed()
+
     def _free(self, game: _Game) -> None:
         if game.slot:
             game.slot = False
@@ -422,8 +486,12 @@ class _MultiHost:
             self.stats.dropped += 1
             if trio.current_time() > game.begin_by:
                 self.stats.late += 1
+                self._cool(game.source)
             self.status(game, "given up: the joiner left before the game began")
             return
+        if game.stalled:
+            self.stats.stalled += 1
+            self._cool(game.source)
         if outcome == "halted":
             self.stats.halted += 1
             after = ("it resumes from its file when this host runs again"
@@ -435,6 +503,17 @@ class _MultiHost:
         self.on_game_end(game.number, game.session)
         if self.games_total is not None and self.stats.finished >= self.games_total:
             self.enough.set()
+
+    def _cool(self, source: str) -> None:
+        """No new game from `source` for the cool-down (SPEC 3.4): one of its games lapsed.
+        Expired entries are dropped as new ones come, so the table stays small."""
+        if not source:  # (a game resumed from disk: its source is not known)
+            return
+        now = trio.current_time()
+        while self.cooling and next(iter(self.cooling.values())) <= now:
+            self.cooling.popitem(last=False)
+        self.cooling.pop(source, None)
+        self.cooling[source] = now + self.config.admission.lapse_cooldown
 
     # -- the whole run --------------------------------------------------------------------------
 
@@ -485,6 +564,7 @@ async def host_many(
     max_games: int,
     *,
     games_total: int | None = None,
+    action_limit: float = ACTION_LIMIT,
     on_status: Callable[[str], None] = lambda s: None,
     on_game_end: Callable[[int, GameSession], None] = lambda n, s: None,
     stop: trio.Event | None = None,
@@ -496,9 +576,23 @@ async def host_many(
     goodbye, games in progress are left resumable, and the counts are returned. With
     `config.resume`, unfinished hosted games saved under the newest one's join secret are
     picked up first (they count against `max_games`). `on_game_end(number, session)` is
-    called as each game ends; the session's transcript file is still open then."""
+    called as each game ends; the session's transcript file is still open then. A joiner
+    that has owed the same thing for `action_limit` seconds loses its game by our claim
+    (SPEC 3.6)."""
     if max_games < 1:
         raise ValueError("max_games is at least 1")
     host = _MultiHost(config, run_seat_factory, max_games, games_total, on_status,
-                      on_game_end)
+                      on_game_end, action_limit)
     return await host.run(stop, task_status)
+
+
+def _owed_mark(flow: GameFlow) -> tuple[object, ...] | None:
+    """What the joiner owes us now and where the game stands, or None when it owes
+    nothing (or we owe first). A new mark is a new obligation: the joiner answered, or we
+    moved. Chat changes nothing here, so it buys no time."""
+    owed = flow.owes(JOINER)
+    if owed is None or flow.owes(HOST) is not None:
+        return None
+    game, pending = flow.game, flow.pending
+    return (owed, flow.phase, game.ply if game is not None else -1,
+            pending.ply if pending is not None else -1, flow.next_seq(HOST))
