@@ -26,7 +26,7 @@ from p2pgotg.net import joining
 from p2pgotg.net.admission import AdmissionLimits, source_of
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import HEADER, FramedChannel, encode_frame
-from p2pgotg.net.hosting import PREGAME_WORDS, HostConfig, host_game
+from p2pgotg.net.hosting import INVITE_TAKEN, PREGAME_WORDS, HostConfig, host_game
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import PIN_MISMATCH_WORDS, join_game
 from p2pgotg.net.multihost import ACTION_LIMIT, FULL, MultiHosting, MultiHostStats, host_many
@@ -40,9 +40,16 @@ from p2pgotg.net.session import (
     hello_frame,
     parse_control,
 )
-from p2pgotg.net.tls import client_context, make_certificate, serve_tls, server_context
+from p2pgotg.net.tls import (
+    certificate_fingerprint,
+    client_context,
+    make_certificate,
+    peer_certificate,
+    serve_tls,
+    server_context,
+)
 from p2pgotg.players.bot_seat import BotSeat
-from p2pgotg.protocol import HOST, Phase, parse
+from p2pgotg.protocol import HOST, JOINER, Peer, Phase, parse
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.rules import RuleOptions, Termination
 from p2pgotg.selfplay import bot_runner
@@ -723,3 +730,77 @@ async def test_a_squatter_cut_at_the_pregame_limit_is_not_admitted_again_at_once
     assert {"ctl": "error", "v": 1, "reason": PREGAME_WORDS} in heard
     assert back["ctl"] == "error" and "made no progress in time" in back["reason"]
     assert_clean(game)
+
+
+# -- issue 23, finding 12: the coin cannot be ground by rejoining --------------------------
+
+async def see_the_toss(invite: Invite, key: Ed25519PrivateKey) -> dict | str:
+    """A joiner's program that accepts the rules (its hello commits its coin), waits for
+    the host's answer and hangs up without opening its coin: the host's `coin` tells it
+    who will be White. Returns what came after its hello: the type of the host's message
+    (`coin`: a toss), or the host's `error` frame."""
+    tcp = await trio.open_tcp_stream(invite.address, invite.port)
+    stream = trio.SSLStream(tcp, client_context(), https_compatible=False)
+    await stream.do_handshake()
+    channel = FramedChannel(stream, keepalive_interval=0.2, silence_timeout=None)
+    peer = Peer(JOINER, key, certificate_fingerprint(peer_certificate(stream)))
+    try:
+        await channel.send(hello_frame(invite.secret, None, 0))
+        admitted = parse_control(await channel.receive())
+        if admitted is None or admitted["ctl"] != "ok":
+            return admitted or {}
+        peer.receive(await channel.receive())  # the host's hello
+        peer.accept()
+        for data in peer.data_to_send():
+            await channel.send(data)
+        answer = await channel.receive()
+    finally:
+        await channel.aclose()  # (the abort: its coin_open is never sent)
+    ctl = parse_control(answer)
+    return ctl if ctl is not None else Envelope.decode(answer).body().type
+
+
+async def test_a_joiner_that_aborts_after_the_toss_gets_no_new_one_by_rejoining(tmp_path):
+    """The many-game host (one invite, many joiners): a key with an unfinished game gets
+    no second game, so no second toss; the aborted game is claimed at the duty limit
+    (the joiner is away), and only then can that key start another. A fresh key still
+    gets a game, and a toss (SPEC 3.4 says what that buys: a new toss for a game lost)."""
+    limits = dataclasses.replace(FAST, duty=1.0)
+    host = Many(tmp_path / "host", max_games=4, limits=limits)
+    key = Ed25519PrivateKey.generate()
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+        with trio.fail_after(SAFETY):
+            first = await see_the_toss(invite, key)
+            again = await see_the_toss(invite, key)  # the same key, at once: no new toss
+            fresh = await see_the_toss(invite, Ed25519PrivateKey.generate())
+            await wait_for(lambda: len(host.ended) == 2)  # (both aborted games, claimed)
+        host.stop.set()
+    assert first == "coin" and fresh == "coin"
+    assert isinstance(again, dict) and again["ctl"] == "error"
+    assert "you have an unfinished game on this host, whose coin toss is made" in again[
+        "reason"]
+    for session in host.ended.values():
+        verdict = session.verdict
+        assert verdict is not None and verdict.winner == HOST
+        assert verdict.termination is Termination.TIME_FORFEIT and not verdict.audit_complete
+        assert run_verify(session.path) == 4
+    assert sum("has not sent the opening of its coin in time" in s
+               for s in host.statuses) == 2
+
+
+async def test_the_one_game_host_gives_its_invite_to_the_game_whose_toss_is_made(tmp_path):
+    """The one-game host: once the toss is made, a `hi` for a new game with the invite is
+    refused in words that say so: the invite belongs to that game."""
+    cfg = config(tmp_path / "host")
+    key = Ed25519PrivateKey.generate()
+    async with trio.open_nursery() as nursery:
+        hosting = await nursery.start(lambda task_status: host_game(
+            cfg, bot_runner(5), task_status=task_status))
+        invite = Invite.decode(hosting.invites[0])
+        with trio.fail_after(SAFETY):
+            first = await see_the_toss(invite, key)
+            again = await see_the_toss(invite, key)
+        nursery.cancel_scope.cancel()
+    assert first == "coin"
+    assert again == {"ctl": "error", "v": 1, "reason": INVITE_TAKEN}

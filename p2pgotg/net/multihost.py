@@ -20,10 +20,13 @@ Before a game holds a slot its joiner is bounded like any stranger (`admission`)
 game that has not begun (no joiner hello) within the pre-game limit is dropped. Once it has
 begun, the host's limit per owed action (SPEC 3.6) ends it by our abandonment claim when
 the joiner has owed the same thing (a move, its setup, an answer) that long, clocked or
-not, connected or not: a slot is held only by a joiner that makes progress. One source
-holds at most `games_per_source` games in progress, and a source whose game lapsed waits
-`lapse_cooldown` before it starts another. A game whose transcript cannot be written
-stops alone; the others go on.
+not, connected or not, and the duty and setup limits run while the joiner is away too: a
+slot is held only by a joiner that makes progress. One source holds at most
+`games_per_source` games in progress, and a source whose game lapsed waits
+`lapse_cooldown` before it starts another. A joiner key with an unfinished game here gets
+no second game (SPEC 3.4): a toss, once made, belongs to that game, so a joiner that dislikes
+it cannot abort and rejoin for a fresh one. A game whose transcript cannot be written stops
+alone; the others go on.
 
     stats = await host_many(config, lambda n: bot_runner(seat_seed(None, n)), max_games=200,
                             task_status=task_status)    # runs until cancelled
@@ -31,6 +34,7 @@ stops alone; the others go on.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hmac
 import math
@@ -72,8 +76,10 @@ from p2pgotg.net.tls import (
     public_key_pin,
     server_context,
 )
-from p2pgotg.protocol import HOST, JOINER, Peer
-from p2pgotg.protocol.flow import OWED_WORDS, GameFlow
+from p2pgotg.protocol import HOST, JOINER, LocalProtocolError, Peer
+from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.protocol.flow import DUTIES, OWED_WORDS, GameFlow
+from p2pgotg.protocol.wire import WireError
 
 SeatFactory = Callable[[int], SeatRunner]
 """Given a game's number (1, 2, ... in the order games start), the seat that plays it."""
@@ -105,7 +111,7 @@ class MultiHostStats:
     refused: int = 0  # every other refusal (wrong secret, unknown game, bad greeting...)
     late: int = 0  # games dropped because they did not begin within the pre-game limit
     halted: int = 0  # games stopped because their transcript could not be written
-    stalled: int = 0  # games claimed because their joiner passed the action limit
+    stalled: int = 0  # games claimed because their joiner made no progress (`_due`)
 
 
 def tune_collector_for_many_games() -> None:
@@ -135,7 +141,8 @@ class _Game:
     ended: bool = False  # over for good: finished, abandoned or dropped
     begin_by: float = math.inf  # its hellos must be in by then (SPEC 3.4, pre-game limit)
     source: str = ""  # where its first connection came from (`admission.source_of`)
-    stalled: bool = False  # claimed at the action limit
+    connected_at: float = 0.0  # when its current connection (`live`) opened
+    stalled: bool = False  # claimed by the host's limits while its joiner made no progress
     wake: trio.Event = field(default_factory=trio.Event)
 
     def __post_init__(self) -> None:
@@ -230,8 +237,8 @@ class _MultiHost:
     async def handler(self, stream: trio.SSLStream, ticket: Ticket) -> None:
         config = self.config
         limits = config.limits
-        channel = FramedChannel(stream, keepalive_interval=limits.keepalive,
-                                silence_timeout=limits.silence)
+        channel = _JoinerChannel(stream, keepalive_interval=limits.keepalive,
+                                 silence_timeout=limits.silence)
         try:
             with trio.fail_at(min(trio.current_time() + limits.handshake,
                                   ticket.pregame_deadline)):
@@ -293,7 +300,7 @@ class _MultiHost:
             self.active += 1
         await self._play(game, channel, have, new=False)
 
-    async def _new_game(self, channel: FramedChannel, ticket: Ticket) -> None:
+    async def _new_game(self, channel: _JoinerChannel, ticket: Ticket) -> None:
         if self.enough.is_set():
             self.stats.refused += 1
             await refuse(channel, "this host is not starting new games any more")
@@ -349,12 +356,14 @@ class _MultiHost:
         self.nursery.start_soon(self._supervise, game)
         await self._play(game, channel, 0, new=True)
 
-    async def _play(self, game: _Game, channel: FramedChannel, have: int, new: bool) -> None:
+    async def _play(self, game: _Game, channel: _JoinerChannel, have: int, new: bool) -> None:
         session = game.session
         me = LiveConnection(trio.CancelScope(), trio.Event())
-        game.live = me
+        game.live, game.connected_at = me, trio.current_time()
+        channel.before_hello = partial(self._one_game_per_key, game)
         assert self.nursery is not None
         lift = before_the_game(session, me.scope, game.begin_by, self.nursery)
+        refusal = ""
         try:
             hellos = session.peer.flow.senders[HOST].hashes
             held = session.peer.received_count()
@@ -369,6 +378,11 @@ class _MultiHost:
             self.status(game, "the other player is connected")
             with me.scope:
                 await session.run_connection(channel, have)
+        except _SecondGame as exc:
+            self.stats.refused += 1
+            self.status(game, f"the joiner was refused: its key has game {exc.number} here, "
+                        "unfinished")
+            refusal = str(exc)
         except (NetError, SessionError) as exc:
             if not session.halted:  # (a halted game's one line comes when it ends)
                 self.status(game, f"connection lost: {exc}")
@@ -379,7 +393,26 @@ class _MultiHost:
             game.live = None
             me.gone.set()
             game.poke()
+        if refusal:
+            await refuse(channel, refusal)
         await refuse_if_too_late(me.scope, channel, partial(self.status, game))
+
+    def _one_game_per_key(self, game: _Game, frame: bytes) -> None:
+        """Look at a game message before `game`'s session takes it, while the game awaits
+        the joiner's hello: a hello whose key has an unfinished game here is refused
+        before it is applied, so no coin of ours answers it (SPEC 3.4: a toss, once made,
+        belongs to its game; a joiner that aborted after seeing it and comes back with the
+        same key gets no new one)."""
+        if game.session.peer.flow.game_id is not None:
+            return  # (its hello is in: this game is the key's own)
+        key = _hello_key(frame)
+        if key is None:
+            return
+        for other in self.games:
+            hello = other.session.peer.flow.hellos.get(JOINER)
+            if other is not game and not other.ended and not other.session.done \
+                    and hello is not None and equal(hello["key"], key):
+                raise _SecondGame(other.number)
 
     # -- one game's life -----------------------------------------------------------------------
 
@@ -390,7 +423,7 @@ class _MultiHost:
         run_seat = self.factory(game.number)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(run_seat, session)
-            nursery.start_soon(self._hold_to_the_action_limit, game)
+            nursery.start_soon(self._hold_to_the_limits, game)
             outcome = await self._until_over(game)
             nursery.cancel_scope.cancel()
         self._end(game, outcome)
@@ -446,33 +479,68 @@ class _MultiHost:
             with trio.move_on_after(self.poll):  # (to see how long the joiner stays away)
                 await session.wait_changed()
 
-    async def _hold_to_the_action_limit(self, game: _Game) -> None:
-        """The host's limit per owed action (SPEC 3.6): when the joiner has owed the same
-        thing for `action_limit` seconds by our clock (a move, clocked or not; its setup;
-        an answer; its audit), connected or not, we claim the game ("abandoned", or
-        "audit" after the end: the protocol's claim, the claimant's word) and its slot is
-        free. Chat, keepalives and reconnecting are no progress; the answer is."""
+    async def _hold_to_the_limits(self, game: _Game) -> None:
+        """Claim the game when the joiner has owed the same thing too long by our clock
+        (`_due`): the host's limit per owed action, and the duty and setup limits while
+        the joiner is away. Chat, keepalives and reconnecting are no progress; the answer
+        is, or a new obligation after our next message."""
         session = game.session
         mark: tuple[object, ...] | None = None
         since = trio.current_time()
         while not session.done:
+            now = trio.current_time()
             now_mark = _owed_mark(session.peer.flow)
             if now_mark != mark:
-                mark, since = now_mark, trio.current_time()
-            if mark is None:
+                mark, since = now_mark, now
+            due = None if mark is None else self._due(game, str(mark[0]), since)
+            if due is None:
                 await session.wait_changed()
                 continue
-            with trio.move_on_at(since + self.action_limit):
+            when, reason = due
+            if game.live is None:  # (away: look again now and then, a connection may open)
+                when = min(when, now + self.poll)
+            with trio.move_on_at(when):
                 await session.wait_changed()
                 continue
-            owed = OWED_WORDS.get(str(mark[0]), str(mark[0]))
-            self.status(game, f"the other player has owed {owed} for "
-                        f"{self.action_limit:g} s (this host's limit): claiming the game")
-            game.stalled = True
-            session.claim_abandonment()
+            if trio.current_time() < due[0] or _owed_mark(session.peer.flow) != mark:
+                continue
+            assert mark is not None
+            self._claim(game, str(mark[0]), reason)
             if not session.done:  # (our view refused the claim: wait for a change)
-                game.stalled = False
                 await session.wait_changed()
+
+    def _due(self, game: _Game, owed: str, since: float) -> tuple[float, str] | None:
+        """When we claim what the joiner owes since `since`, and with what reason (SPEC
+        3.6). Its automatic answers and its setup have limits of their own, which its
+        connection's timers enforce while it is connected: here they run while it is
+        away, so that an abort (after seeing our coin, say) loses at that limit. Anything
+        else, a move with or without a clock above all: the action limit, connected or
+        not, but not before a connection opened a grace period ago (its resends first),
+        and never beyond the limit plus one grace period."""
+        limits = self.config.limits
+        if owed in DUTIES or owed == "setup":
+            if game.live is not None:
+                return None
+            return since + (limits.duty if owed in DUTIES else limits.setup), "time"
+        when = since + self.action_limit
+        if game.live is not None and game.connected_at + limits.grace > when:
+            when = min(game.connected_at + limits.grace, when + limits.grace)
+        return when, "abandoned"
+
+    def _claim(self, game: _Game, owed: str, reason: str) -> None:
+        session = game.session
+        words = OWED_WORDS.get(owed, owed)
+        if reason == "time":
+            self.status(game, f"the other player is away and has not sent {words} in time: "
+                        "claiming the game")
+            with contextlib.suppress(LocalProtocolError):  # (refused: the game moved on)
+                session.perform(lambda p: p.claim_forfeit("time"))
+            game.stalled = session.done
+            return
+        self.status(game, f"the other player has owed {words} for {self.action_limit:g} s "
+                    "(this host's limit): claiming the game")
+        session.claim_abandonment()  # ("audit" once the game is over)
+        game.stalled = session.done
 
     def _free(self, game: _Game) -> None:
         if game.slot:
@@ -596,3 +664,37 @@ def _owed_mark(flow: GameFlow) -> tuple[object, ...] | None:
     game, pending = flow.game, flow.pending
     return (owed, flow.phase, game.ply if game is not None else -1,
             pending.ply if pending is not None else -1, flow.next_seq(HOST))
+
+
+def _hello_key(frame: bytes) -> bytes | None:
+    """The key a game message names when it is a hello; None for anything else (what is
+    not even a message is for the session to judge)."""
+    try:
+        body = Envelope.decode(frame).body()
+    except WireError:
+        return None
+    key = body.get("key") if body.type == "hello" else None
+    return key if isinstance(key, bytes) else None
+
+
+class _SecondGame(SessionError):
+    """A joiner key with an unfinished game here asked for another (SPEC 3.4)."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__("you have an unfinished game on this host, whose coin toss is made: "
+                         "it is resumed, not replaced (run the same join command to go on "
+                         "with it); a new game can start once it is over")
+        self.number = number
+
+
+class _JoinerChannel(FramedChannel):
+    """A joiner's connection; `before_hello`, when set, sees every frame before the game
+    does (`_MultiHost._one_game_per_key`), and may refuse the joiner by raising."""
+
+    before_hello: Callable[[bytes], None] | None = None
+
+    async def receive(self) -> bytes:
+        frame = await super().receive()
+        if self.before_hello is not None:
+            self.before_hello(frame)
+        return frame
