@@ -145,6 +145,20 @@ BOT_DELAY = "0.01"  # seconds the bots think before each move: a game takes a fe
 KILL_AFTER = 16  # messages in the victim's file: hellos, coin, setups, and a few moves
 
 
+async def host_and_joiner(tmp_path: Path, nursery: trio.Nursery,
+                          bot_delay: str) -> tuple[Player, Player, str]:
+    """`host --bot` and `join CODE --bot`, each a process with a home of its own, started
+    and playing; and the invite code."""
+    host = Player(tmp_path / "host-home", "host", "--bot", "--bind", "127.0.0.1",
+                  "--port", str(free_port()), "--seed", "1", "--bot-delay", bot_delay)
+    await host.start(nursery)
+    code = await host.line_starting("invite:")
+    joiner = Player(tmp_path / "joiner-home", "join", code, "--bot", "--seed", "2",
+                    "--bot-delay", bot_delay)
+    await joiner.start(nursery)
+    return host, joiner, code
+
+
 def unfinished(path: Path) -> bool:
     return replay(parse(path.read_bytes())).finding is Finding.UNFINISHED
 
@@ -166,16 +180,9 @@ async def test_sigkill_mid_game_then_the_same_command_resumes(tmp_path, capsys, 
     saved game must still be found and resumed, with nothing lost."""
     torn = victim.startswith("torn ")
     victim = victim.removeprefix("torn ")
-    port = free_port()
-    host = Player(tmp_path / "host-home", "host", "--bot", "--bind", "127.0.0.1",
-                  "--port", str(port), "--seed", "1", "--bot-delay", BOT_DELAY)
     async with trio.open_nursery() as nursery:
         with trio.fail_after(SAFETY):
-            await host.start(nursery)
-            code = await host.line_starting("invite:")
-            joiner = Player(tmp_path / "joiner-home", "join", code, "--bot", "--seed", "2",
-                            "--bot-delay", BOT_DELAY)
-            await joiner.start(nursery)
+            host, joiner, code = await host_and_joiner(tmp_path, nursery, BOT_DELAY)
             player = host if victim == HOST else joiner
             saved = await player.wait_for_messages(KILL_AFTER)
             await player.kill()
@@ -350,16 +357,9 @@ async def test_the_same_command_twice_stops_the_second_and_nothing_is_signed_twi
     holds the game and exits 75 without touching it; `verify`, `show` and `games` read
     the file meanwhile; the first plays on to a clean end, no sequence number signed
     twice (before, both resumed the file and each signed its own next message)."""
-    port = free_port()
-    host = Player(tmp_path / "host-home", "host", "--bot", "--bind", "127.0.0.1",
-                  "--port", str(port), "--seed", "1", "--bot-delay", SLOW_BOTS)
     async with trio.open_nursery() as nursery:
         with trio.fail_after(SAFETY * 3):  # (a whole game of slow moves)
-            await host.start(nursery)
-            code = await host.line_starting("invite:")
-            joiner = Player(tmp_path / "joiner-home", "join", code, "--bot", "--seed", "2",
-                            "--bot-delay", SLOW_BOTS)
-            await joiner.start(nursery)
+            host, joiner, _ = await host_and_joiner(tmp_path, nursery, SLOW_BOTS)
             first = host if twice == HOST else joiner
             saved = await first.wait_for_messages(KILL_AFTER)
             second = Player(first.home, *first.args)

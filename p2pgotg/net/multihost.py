@@ -305,36 +305,12 @@ class _MultiHost:
             self.stats.refused += 1
             await refuse(channel, "this host is not starting new games any more")
             return
-        admission = self.config.admission
-        wait = self.cooling.get(ticket.address, 0.0) - trio.current_time()
-        if wait > 0:
-            # A squatter cut at a limit would otherwise be back in a slot at once.
+        refusal = self._source_refusal(ticket.address)
+        if refusal is not None:
+            said, told = refusal
             self.stats.refused += 1
-            self.status(None, "a new joiner was refused: a game from its address lapsed "
-                        f"{admission.lapse_cooldown - wait:.0f} s ago")
-            await refuse(channel, "a game from your address made no progress in time: this "
-                         f"host takes new games from it again in {math.ceil(wait)} s")
-            return
-        mine = [g for g in self.games if g.source == ticket.address and not g.ended]
-        waiting = sum(1 for g in mine if g.session.peer.flow.game_id is None)
-        if waiting >= admission.pregame_per_source:
-            # An invite is a bearer token: one holder could otherwise fill every slot with
-            # games it never begins, each for the whole pre-game limit.
-            self.stats.refused += 1
-            self.status(None, f"a new joiner was refused: {waiting} games from its address "
-                        "have not begun yet")
-            await refuse(channel, f"{waiting} games from your address have not begun yet: "
-                         "accept or leave one of them first")
-            return
-        playing = sum(1 for g in mine if g.slot)
-        if playing >= admission.games_per_source:
-            # Begun games count too: one source with the invite could otherwise hold every
-            # slot with games it plays as slowly as the limits allow.
-            self.stats.refused += 1
-            self.status(None, f"a new joiner was refused: {playing} games from its address "
-                        "are in progress")
-            await refuse(channel, f"{playing} games from your address are in progress, the "
-                         "most this host plays with one address at once: finish one first")
+            self.status(None, f"a new joiner was refused: {said}")
+            await refuse(channel, told)
             return
         if self.active >= self.max_games:
             self.stats.refused_full += 1
@@ -355,6 +331,32 @@ class _MultiHost:
         assert self.nursery is not None
         self.nursery.start_soon(self._supervise, game)
         await self._play(game, channel, 0, new=True)
+
+    def _source_refusal(self, source: str) -> tuple[str, str] | None:
+        """Why `source` may not start a new game now (SPEC 3.4), in the words for the
+        host's operator and for the joiner; None when it may."""
+        admission = self.config.admission
+        wait = self.cooling.get(source, 0.0) - trio.current_time()
+        if wait > 0:  # (a squatter cut at a limit would otherwise be back in a slot at once)
+            return (f"a game from its address lapsed {admission.lapse_cooldown - wait:.0f} s "
+                    "ago", "a game from your address made no progress in time: this host "
+                    f"takes new games from it again in {math.ceil(wait)} s")
+        mine = [g for g in self.games if g.source == source and not g.ended]
+        waiting = sum(1 for g in mine if g.session.peer.flow.game_id is None)
+        if waiting >= admission.pregame_per_source:
+            # An invite is a bearer token: one holder could otherwise fill every slot with
+            # games it never begins, each for the whole pre-game limit.
+            return (f"{waiting} games from its address have not begun yet",
+                    f"{waiting} games from your address have not begun yet: accept or leave "
+                    "one of them first")
+        playing = sum(1 for g in mine if g.slot)
+        if playing >= admission.games_per_source:
+            # Begun games count too: one holder could otherwise hold every slot with games
+            # it plays as slowly as the limits allow.
+            return (f"{playing} games from its address are in progress",
+                    f"{playing} games from your address are in progress, the most this host "
+                    "plays with one address at once: finish one first")
+        return None
 
     async def _play(self, game: _Game, channel: _JoinerChannel, have: int, new: bool) -> None:
         session = game.session
