@@ -21,6 +21,10 @@ not make the flood look easier than it is). The flood's kinds (`--mix`, weights)
   280-character chat messages as fast as its session takes them, then resigns. Its
   program ignores SPEC 2.10's chat limit (p2pgotg's own never signs a chat over it; an
   attacker's does), so the host is what has to stop it.
+- stall: an admitted joiner that accepts the rules, commits its setup and never moves,
+  staying connected (issue 23, finding 5), from the flood's addresses: the host's limit
+  per owed action (`--action-limit`, passed to the host) is what frees its slot, by the
+  host's claim.
 
 Each flood connection is held at most `--hold` seconds (longer than every limit the host
 should enforce: its TLS handshake, its `hi` deadline, its silence limit), a keepalive one
@@ -86,19 +90,22 @@ from processes import (
     verify_all,
 )
 
-from p2pgotg.net.errors import NetError
+from p2pgotg.net.errors import ConnectFailedError, NetError
 from p2pgotg.net.framing import HEADER, KEEPALIVE, FrameDecoder, encode_frame
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.multihost import tune_collector_for_many_games
+from p2pgotg.net.seat import drive
 from p2pgotg.net.session import GameSession, Limits, SessionError, control, parse_control
 from p2pgotg.net.tls import client_context
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.players.levels import SEAT_DEFAULT
-from p2pgotg.protocol import LocalProtocolError, Phase
+from p2pgotg.protocol import HOST, LocalProtocolError, Phase
 
-KINDS = ("half_open", "tls_no_hi", "wrong_secret", "keepalive", "oversized", "chat")
-DEFAULT_MIX = "half_open=25,tls_no_hi=20,wrong_secret=25,keepalive=15,oversized=14.5,chat=0.5"
+KINDS = ("half_open", "tls_no_hi", "wrong_secret", "keepalive", "oversized", "chat", "stall")
+DEFAULT_MIX = ("half_open=25,tls_no_hi=20,wrong_secret=25,keepalive=15,oversized=14.5,chat=0.5,"
+               "stall=0.2")
+CLAIMED = "claimed by the host"  # a stalling joiner's game ended by the host's claim
 REFUSED, CUT, TIMED_OUT, CONNECT_FAILED = "refused", "cut", "timed out", "connect failed"
 CHAT_TEXT = ("abuse " * 50)[:280]  # the longest chat SPEC 2.4 allows
 KEEPALIVE_EVERY = 4.0  # the flood's keepalive connections, under the 5 s SPEC 3.2 asks for
@@ -148,6 +155,7 @@ class FloodTally:
     open_now: int = 0
     peak_open: int = 0
     chat_files: list[Path] = field(default_factory=list)
+    stall_files: list[Path] = field(default_factory=list)
     cpu_s: float = 0.0  # the flood process's own CPU
 
     def record(self, kind: str, outcome: str, held: float, reason: str | None = None) -> None:
@@ -168,6 +176,7 @@ class FloodTally:
         self.late += other.late
         self.peak_open += other.peak_open  # (an upper bound of the joint peak)
         self.chat_files += other.chat_files
+        self.stall_files += other.stall_files
         self.cpu_s += other.cpu_s
 
 
@@ -416,6 +425,52 @@ async def _chat_flood(index: int, invite: Invite, base: Path, chats: int, hold: 
     tally.record("chat", outcome, trio.current_time() - t0, reason)
 
 
+def stall_seat(rng: random.Random, level: str):
+    """A joiner that plays its setup as the bot, then never moves (its automatic answers
+    still go out, as its program sends them without asking)."""
+    bot = BotSeat(rng, level)
+
+    async def run(session: GameSession) -> None:
+        await drive(session, lambda peer: None if peer.phase is Phase.PLAY else bot.step(peer))
+
+    return run
+
+
+async def _stall_flood(index: int, invite: Invite, source: str, base: Path, hold: float,
+                       level: str, tally: FloodTally) -> None:
+    """One stalling joiner, from the flood's `source` (the host cools a source down after
+    such a game: the real joiners' address must not be it): a game it never moves in,
+    connected all along, until the host ends it (`claimed by the host`: the claim its limit
+    per owed action makes) or `hold` seconds pass (`timed out`: it kept the slot)."""
+    t0 = trio.current_time()
+    folder = base / "stall" / str(index)
+
+    async def from_source() -> trio.SSLStream:
+        try:
+            stream = trio.SSLStream(await _tcp(invite.address, invite.port, source),
+                                    _client_context(), https_compatible=False)
+            await stream.do_handshake()
+        except (trio.BrokenResourceError, OSError) as exc:  # (the host cut it: try again)
+            raise ConnectFailedError(f"from {source}: {exc}") from exc
+        return stream
+
+    config = JoinConfig(Ed25519PrivateKey.generate(), invite, folder, Limits(), resume=False,
+                        give_up=hold, opener=from_source)
+    outcome, reason = TIMED_OUT, None
+    with trio.move_on_after(hold):
+        try:
+            session = await join_game(config, stall_seat(random.Random(index), level))
+        except (SessionError, NetError) as exc:
+            outcome, reason = REFUSED, ascii(str(exc))
+        else:
+            verdict = session.verdict
+            claimed = verdict is not None and verdict.claimants == (HOST,)
+            outcome = CLAIMED if claimed else "ended"
+            reason = ascii(verdict.describe() if verdict else str(session.peer.failed))
+    tally.stall_files += sorted(folder.glob("*.gtr"))
+    tally.record("stall", outcome, trio.current_time() - t0, reason)
+
+
 async def flood(plan: list[tuple[int, str]], invite: Invite, start: float, seconds: float,
                 total: int, sources: list[str], holds: dict[str, float], chats: int, base: Path,
                 level: str, tally: FloodTally) -> None:
@@ -430,6 +485,9 @@ async def flood(plan: list[tuple[int, str]], invite: Invite, start: float, secon
             if kind == "chat":
                 nursery.start_soon(_chat_flood, i, invite, base, chats, holds[kind], level,
                                    tally)
+            elif kind == "stall":
+                nursery.start_soon(_stall_flood, i, invite, sources[i % len(sources)], base,
+                                   holds[kind], level, tally)
             else:
                 nursery.start_soon(_one, kind, i, invite, sources[i % len(sources)],
                                    holds[kind], tally)
@@ -543,11 +601,17 @@ class Sampler:
         return before[-1] if before else None
 
 
-def launch_host(base: Path, max_games: int, nofile: int | None) -> HostProcess:
-    """`p2pgotg host --bot --max-games N` on loopback, nothing asked of the internet."""
+def launch_host(base: Path, max_games: int, nofile: int | None,
+                action_limit: float) -> HostProcess:
+    """`p2pgotg host --bot --max-games N` on loopback, nothing asked of the internet. The
+    real joiners all connect from 127.0.0.1 (standing in for players at as many
+    addresses), so the cap on games from one address is lifted to N for it; the flood
+    comes from addresses of its own and meets the usual caps."""
     return start_host(base, [sys.executable, "-m", "p2pgotg", "host", "--bot", "--max-games",
-                             str(max_games), "--bind", "127.0.0.1", "--port", "0", "--seed",
-                             "1", "--stun", "off", "--no-port-map"], nofile=nofile)
+                             str(max_games), "--games-per-address", str(max_games), "--bind",
+                             "127.0.0.1", "--port", "0", "--seed", "1", "--stun", "off",
+                             "--no-port-map", "--action-limit", f"{action_limit:g}s"],
+                      nofile=nofile)
 
 
 # -- one run ------------------------------------------------------------------------------------
@@ -556,11 +620,13 @@ def run_once(args: argparse.Namespace, flooding: bool, seed: int) -> dict[str, A
     """One run: the real games, with the flood or without it; its figures."""
     base = Path(tempfile.mkdtemp(prefix=f"p2pgotg-abuse-{'flood' if flooding else 'calm'}-",
                                  dir=args.tmp))
-    host = launch_host(base, args.games + args.extra, args.host_nofile or None)
+    host = launch_host(base, args.games + args.extra, args.host_nofile or None,
+                       args.action_limit)
     load_before = os.getloadavg()[0]
     n, seconds, hold, ramp = args.games, args.seconds, args.hold, args.ramp
     duration = seconds + hold  # the play goes on until every flood connection is gone
     holds = {kind: args.keepalive_hold if kind == "keepalive" else hold for kind in KINDS}
+    holds["stall"] = args.action_limit + hold  # (beyond the host's limit per owed action)
     last = ramp + seconds + max(holds.values()) + 60  # (the chat flooders' cap is hold + 60)
     hard = max(ramp + duration + args.drain, last) + 60
     jp = max(1, args.joiner_procs)
@@ -883,6 +949,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keepalive-hold", type=float, default=150.0,
                         help="a keepalive-only connection gives up after this many seconds "
                         "(150: beyond a two-minute pre-game limit)")
+    parser.add_argument("--action-limit", type=float, default=30.0,
+                        help="the host's limit per owed action, seconds, which frees the "
+                        "slot a stalling joiner holds (30: short, so that the run shows it; "
+                        "the real joiners move every 1-2 s)")
     parser.add_argument("--chats", type=int, default=500,
                         help="chat messages each chat-flooding joiner sends (500)")
     parser.add_argument("--sources", type=int, default=64,

@@ -71,10 +71,12 @@ def percentile(xs: list[float], q: float) -> float:
 
 
 def launch_host(base: Path, max_games: int, level: str = SEAT_DEFAULT) -> HostProcess:
-    """`p2pgotg host --bot --max-games N --level L` (it tunes its own garbage collector)."""
+    """`p2pgotg host --bot --max-games N --level L` (it tunes its own garbage collector).
+    Every joiner here connects from 127.0.0.1, standing in for players at as many
+    addresses: the cap on games from one address is lifted to N."""
     return start_host(base, [sys.executable, "-m", "p2pgotg", "host", "--bot", "--max-games",
-                             str(max_games), "--bind", "127.0.0.1", "--port", "0", "--seed",
-                             "1", "--level", level])
+                             str(max_games), "--games-per-address", str(max_games), "--bind",
+                             "127.0.0.1", "--port", "0", "--seed", "1", "--level", level])
 
 
 # -- the joiners ------------------------------------------------------------------------------

@@ -54,6 +54,7 @@ def serve(home: Path, max_games: int) -> int:
     """The host process: host_many with SOAK_LIMITS until SIGINT/SIGTERM; prints its
     invite first and its counts last (one JSON line)."""
     os.environ["P2PGOTG_HOME"] = str(home)
+    from p2pgotg.net.admission import AdmissionLimits
     from p2pgotg.net.games import games_dir
     from p2pgotg.net.hosting import HostConfig
     from p2pgotg.net.multihost import host_many
@@ -61,8 +62,10 @@ def serve(home: Path, max_games: int) -> int:
     from p2pgotg.rules import RuleOptions
 
     cert, key = load_or_create_tls_identity()
+    # (every joiner connects from 127.0.0.1, standing in for players at as many addresses)
     config = HostConfig(load_or_create_identity(), cert, key, RuleOptions(), games_dir(),
-                        bind="127.0.0.1", limits=SOAK_LIMITS, resume=False)
+                        bind="127.0.0.1", limits=SOAK_LIMITS, resume=False,
+                        admission=AdmissionLimits(games_per_source=max_games))
     out: list = []
 
     async def main() -> None:

@@ -256,7 +256,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
     from p2pgotg.net.games import games_dir
     from p2pgotg.net.hosting import HostConfig
     from p2pgotg.net.paths import load_or_create_identity, load_or_create_tls_identity
-    from p2pgotg.selfplay import bot_runner
+    from p2pgotg.selfplay import bot_runner, seat_seed
 
     if args.reply is not None:
         return cli_internet.cmd_host_reply(args)
@@ -264,9 +264,12 @@ def _cmd_host(args: argparse.Namespace) -> int:
         print("--max-games needs --bot: the bot plays every game of a many-game host",
               file=sys.stderr)
         return 2
-    if args.games_total is not None and args.max_games is None:
-        print("--games-total needs --max-games", file=sys.stderr)
-        return 2
+    for given, name in ((args.games_total, "--games-total"),
+                        (args.action_limit, "--action-limit"),
+                        (args.games_per_address, "--games-per-address")):
+        if given is not None and args.max_games is None:
+            print(f"{name} needs --max-games", file=sys.stderr)
+            return 2
     if not args.bot:
         return _interface(args, "host")
     try:
@@ -277,9 +280,8 @@ def _cmd_host(args: argparse.Namespace) -> int:
         return 2
     config = HostConfig(key, cert, tls_key, _options_from(args), games_dir(),
                         port=args.port, bind=args.bind, limits=_limits(args))
-    seed = args.seed if args.seed is not None else random.randrange(2**31)
     if args.max_games is not None:
-        return _host_many(args, config, seed)
+        return _host_many(args, config)
     reach = cli_internet.reach_options(args, config.options.describe())
     if reach is False:
         return 2
@@ -288,19 +290,32 @@ def _cmd_host(args: argparse.Namespace) -> int:
     async def main_task() -> None:
         async with trio.open_nursery() as nursery:
             hosting = await nursery.start(_host_and_report, config,
-                                          bot_runner(seed, args.bot_delay, args.level))
+                                          bot_runner(seat_seed(args.seed), args.bot_delay,
+                                                     args.level))
             print(f"rules: {config.options.describe()}")
             cli_internet.print_offer(hosting)
             print("waiting for the other player (share one invite code)...", flush=True)
 
-    if not _run_network(main_task):
-        return 1
-    return _LAST_EXIT[0]
+    failed = _run_network(main_task)
+    return failed or _LAST_EXIT[0]
 
 
-def _run_network(main_task: Callable[[], Awaitable[object]]) -> bool:
+#: The exit status of `host` and `join` when the game to resume is open in another
+#: p2pgotg process (SPEC 3.5): sysexits' EX_TEMPFAIL, as it works once that one stops.
+GAME_IN_USE_EXIT = 75
+
+
+def _failure_code(exc: BaseException) -> int:
+    """The exit status for an error that stopped `host` or `join`."""
+    from p2pgotg.net.games import GameInUse
+
+    return GAME_IN_USE_EXIT if isinstance(exc, GameInUse) else 1
+
+
+def _run_network(main_task: Callable[[], Awaitable[object]]) -> int:
     """`trio.run(main_task)`; a network or session error (even inside a nursery's group)
-    is printed for the user instead of a traceback, and False returned."""
+    is printed for the user instead of a traceback, and its exit status returned (0 when
+    none)."""
     import trio
 
     from p2pgotg.net.errors import NetError
@@ -314,10 +329,10 @@ def _run_network(main_task: Callable[[], Awaitable[object]]) -> bool:
     except (NetError, SessionError) as exc:
         _lines().drain()
         print(f"error: {_words(exc)}", file=sys.stderr)
-        return False
+        return _failure_code(exc)
     finally:
         _lines().drain()
-    return True
+    return 0
 
 
 _LAST_EXIT = [0]
@@ -330,27 +345,35 @@ def _words(exc: BaseException) -> str:
     return explain(exc)
 
 
-def _host_many(args: argparse.Namespace, config, seed: int) -> int:
+def _host_many(args: argparse.Namespace, config) -> int:
     """Many games at once with the bot, until SIGINT/SIGTERM or --games-total games."""
+    import dataclasses
     import signal
 
     import trio
 
     from p2pgotg.net.bot_worker_client import open_bot_worker
     from p2pgotg.net.invite import one_invite
-    from p2pgotg.net.multihost import host_many, tune_collector_for_many_games
-    from p2pgotg.selfplay import bot_runner
+    from p2pgotg.net.multihost import ACTION_LIMIT, host_many, tune_collector_for_many_games
+    from p2pgotg.selfplay import bot_runner, seat_seed
+
+    action_limit = float(args.action_limit) if args.action_limit is not None else ACTION_LIMIT
+    if args.games_per_address is not None:
+        config.admission = dataclasses.replace(config.admission,
+                                               games_per_source=args.games_per_address)
 
     def game_over(number: int, session) -> None:
         what = _ended_words(session) or "not finished (the other player stayed away)"
         _say(f"game {number} over: {what}; transcript: {session.path}")
 
     async def main_task() -> None:
+        # (each game's bot is seeded on its own: `seat_seed`)
         if args.max_games == 1:
-            await host_all(lambda n: bot_runner(seed + n, args.bot_delay, args.level))
+            await host_all(lambda n: bot_runner(seat_seed(args.seed, n), args.bot_delay,
+                                                args.level))
             return
         async with open_bot_worker() as worker:  # the bots think beside the event loop
-            await host_all(lambda n: worker.runner(seed + n, level=args.level,
+            await host_all(lambda n: worker.runner(seat_seed(args.seed, n), level=args.level,
                                                    delay=args.bot_delay))
 
     async def host_all(runner) -> None:
@@ -359,8 +382,9 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
             async def run(task_status=trio.TASK_STATUS_IGNORED) -> None:
                 stats = await host_many(
                     config, runner, args.max_games,
-                    games_total=args.games_total, on_status=_status, on_game_end=game_over,
-                    stop=stop, task_status=task_status)
+                    games_total=args.games_total, action_limit=action_limit,
+                    on_status=_status, on_game_end=game_over, stop=stop,
+                    task_status=task_status)
                 result.append(stats)
                 nursery.cancel_scope.cancel()
 
@@ -378,12 +402,15 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
             _say(f"invite: {one_invite(hosting.invites)}")  # (README: why v2)
             _say(f"hosting up to {args.max_games} games at once: share one invite code with "
                  "every player...")
+            _say(f"a player who has owed a move (or anything) for {action_limit:g} s loses "
+                 "that game by this host's claim (--action-limit)")
 
     result: list = []
     if args.max_games > 1:
         tune_collector_for_many_games()
-    if not _run_network(main_task):
-        return 1
+    failed = _run_network(main_task)
+    if failed:
+        return failed
     if result:
         s = result[0]
         print(f"done: {s.started} games started, {s.resumed} resumed, {s.finished} ended, "
@@ -409,7 +436,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
     from p2pgotg.net.paths import identity_for_joining
     from p2pgotg.net.racing import prepare_join
     from p2pgotg.net.session import GameSession, SessionError
-    from p2pgotg.selfplay import bot_runner
+    from p2pgotg.selfplay import bot_runner, seat_seed
 
     if args.code is None:
         return cli_internet.cmd_list_lan_games()
@@ -422,7 +449,6 @@ def _cmd_join(args: argparse.Namespace) -> int:
     servers = cli_internet.stun_servers(args)
     if servers is None:
         return 2
-    seed = args.seed if args.seed is not None else random.randrange(2**31)
     limits = _limits(args)
 
     def show_reply(code: str) -> None:
@@ -432,8 +458,8 @@ def _cmd_join(args: argparse.Namespace) -> int:
         invite, opener = await prepare_join(args.code, servers, limits, _status, show_reply)
         key = identity_for_joining(invite.pin)  # (a short code's pin is known only now)
         config = JoinConfig(key, invite, games_dir(), limits, opener=opener)
-        return await join_game(config, bot_runner(seed, args.bot_delay, args.level),
-                               on_status=_status)
+        return await join_game(config, bot_runner(seat_seed(args.seed), args.bot_delay,
+                                                  args.level), on_status=_status)
 
     from p2pgotg.net.session import unwrap
 
@@ -445,7 +471,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
     except (NetError, SessionError) as exc:
         _lines().drain()
         print(f"error: {_words(exc)}", file=sys.stderr)
-        return 1
+        return _failure_code(exc)
     return _report(session)
 
 
@@ -624,7 +650,9 @@ def _add_seat_options(p: argparse.ArgumentParser, away: str) -> None:
     """What host and join share: the bot seat, the driver's timeouts, the display."""
     p.add_argument("--bot", action="store_true", help="let the bot play this side")
     _add_level_option(p, SEAT_DEFAULT, "with --bot: how well the bot plays")
-    p.add_argument("--seed", type=int, default=None, help="the bot's random seed")
+    p.add_argument("--seed", type=int, default=None,
+                   help="the bot's random seed, to repeat games (with --max-games, game N's "
+                   "bot gets SEED + N); default: fresh randomness for every game")
     p.add_argument("--bot-delay", type=_seconds, default=0.0, metavar="SECONDS",
                    help="the bot thinks this long before each move (default: 0)")
     p.add_argument("--abandon", type=_duration, default=180, metavar="TIME",
@@ -681,6 +709,14 @@ def build_parser() -> argparse.ArgumentParser:
                       "until interrupted; with N > 1 the bots think in a worker process")
     host.add_argument("--games-total", type=_positive, default=None, metavar="M",
                       help="with --max-games: stop once M games have ended")
+    host.add_argument("--action-limit", type=_duration, default=None, metavar="TIME",
+                      help="with --max-games: claim a game whose player has owed the same "
+                      "thing this long (a move, with or without a clock; its setup; an "
+                      "answer), so that no slot is held by a player who makes no progress "
+                      "(default: 5m)")
+    host.add_argument("--games-per-address", type=_positive, default=None, metavar="N",
+                      help="with --max-games: at most N games in progress with one address "
+                      "(an IPv4 address or an IPv6 /64) at once (default: 8)")
     _add_rule_options(host)
     host.set_defaults(func=_cmd_host)
     join = sub.add_parser("join", help="join a game by its short code or invite code; "

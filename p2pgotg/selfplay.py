@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +34,16 @@ class SelfplayResult:
     @property
     def agreed(self) -> bool:
         return self.host.verdict == self.joiner.verdict
+
+
+def seat_seed(fixed: int | None, number: int = 0) -> int:
+    """The seed of one game's bot: `fixed + number` when a seed was given (benchmarks and
+    tests repeat their games with `--seed`), else 128 bits from the operating system's
+    randomness, drawn afresh for every game. A game's bot setup is secret until the audit,
+    so no game's seed may tell another's: games seeded from one small base (a 31-bit one,
+    `base + number`) give the base away to a search over one revealed setup, and with it
+    every other game's setup, past and future."""
+    return fixed + number if fixed is not None else secrets.randbits(128)
 
 
 def bot_runner(seed: int, delay: float = 0.0, level: str = SEAT_DEFAULT):

@@ -22,7 +22,7 @@ def test_abuse_bench_reports_its_figures(tmp_path: Path) -> None:
         [sys.executable, str(ROOT / "bench" / "abuse.py"), "--games", "2", "--connections",
          "60", "--seconds", "3", "--hold", "3", "--keepalive-hold", "3", "--ramp", "1",
          "--drain", "30", "--chats", "50", "--sources", "4", "--procs", "1",
-         "--joiner-procs", "1", "--no-calm",
+         "--joiner-procs", "1", "--no-calm", "--action-limit", "3",
          "--tmp", str(tmp_path), "--json", str(out)],
         capture_output=True, text=True, timeout=180, cwd=ROOT)
     assert run.returncode == 0, run.stderr[-3000:]
@@ -33,10 +33,12 @@ def test_abuse_bench_reports_its_figures(tmp_path: Path) -> None:
     assert flood["connections"] == 60
     kinds = flood["kinds"]
     assert set(kinds) == {"half_open", "tls_no_hi", "wrong_secret", "keepalive", "oversized",
-                          "chat"}
+                          "chat", "stall"}
     for kind in kinds.values():
         assert kind["ended"] == kind["planned"] > 0
     assert flood["chats_sent"] > 0
+    # a joiner that never moves holds its slot until the host's limit per owed action
+    assert set(kinds["stall"]["outcomes"]) == {"claimed by the host"}
     assert set(flood_run["latency_ms"]) == {"p50", "p90", "p99", "max"}
     assert flood_run["host"]["rss_growth_mib"] is not None
     real, verified = flood_run["real"], flood_run["verify"]

@@ -8,11 +8,13 @@ and 3.5 (the limits before admission, the pre-game limit, `first`, `bye`, write-
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import gc
 import os
 import random
 import ssl
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -24,10 +26,10 @@ from p2pgotg.net import joining
 from p2pgotg.net.admission import AdmissionLimits, source_of
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import HEADER, FramedChannel, encode_frame
-from p2pgotg.net.hosting import PREGAME_WORDS, HostConfig, host_game
+from p2pgotg.net.hosting import INVITE_TAKEN, PREGAME_WORDS, HostConfig, host_game
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import PIN_MISMATCH_WORDS, join_game
-from p2pgotg.net.multihost import FULL, MultiHosting, MultiHostStats, host_many
+from p2pgotg.net.multihost import ACTION_LIMIT, FULL, MultiHosting, MultiHostStats, host_many
 from p2pgotg.net.seat import drive_async
 from p2pgotg.net.session import (
     GameSession,
@@ -38,28 +40,38 @@ from p2pgotg.net.session import (
     hello_frame,
     parse_control,
 )
-from p2pgotg.net.tls import client_context, make_certificate, serve_tls, server_context
+from p2pgotg.net.tls import (
+    certificate_fingerprint,
+    client_context,
+    make_certificate,
+    peer_certificate,
+    serve_tls,
+    server_context,
+)
 from p2pgotg.players.bot_seat import BotSeat
-from p2pgotg.protocol import HOST, Phase, parse
+from p2pgotg.protocol import HOST, JOINER, Peer, Phase, parse
 from p2pgotg.protocol.envelope import Envelope
-from p2pgotg.rules import RuleOptions
+from p2pgotg.rules import RuleOptions, Termination
 from p2pgotg.selfplay import bot_runner
 
 
 def config(save_dir: Path, limits: Limits = FAST,
-           admission: AdmissionLimits | None = None) -> HostConfig:
+           admission: AdmissionLimits | None = None,
+           options: RuleOptions | None = None) -> HostConfig:
     cert, key = make_certificate()
-    return HostConfig(Ed25519PrivateKey.generate(), cert, key, RuleOptions(), save_dir,
-                      port=0, bind="127.0.0.1", limits=limits, resume=False,
+    return HostConfig(Ed25519PrivateKey.generate(), cert, key, options or RuleOptions(),
+                      save_dir, port=0, bind="127.0.0.1", limits=limits, resume=False,
                       admission=admission or AdmissionLimits())
 
 
 class Many:
     """host_many in a nursery: what it said, the games that ended, its counts."""
 
-    def __init__(self, save_dir: Path, max_games: int, **kwargs: object) -> None:
+    def __init__(self, save_dir: Path, max_games: int, action_limit: float = ACTION_LIMIT,
+                 **kwargs: object) -> None:
         self.config = config(save_dir, **kwargs)  # type: ignore[arg-type]
         self.max_games = max_games
+        self.action_limit = action_limit
         self.statuses: list[str] = []
         self.ended: dict[int, GameSession] = {}
         self.stats: MultiHostStats | None = None
@@ -68,8 +80,8 @@ class Many:
     async def run(self, *, task_status=trio.TASK_STATUS_IGNORED) -> None:
         self.stats = await host_many(
             self.config, lambda n: bot_runner(1000 + n), self.max_games,
-            on_status=self.statuses.append, on_game_end=self.ended.__setitem__,
-            stop=self.stop, task_status=task_status)
+            action_limit=self.action_limit, on_status=self.statuses.append,
+            on_game_end=self.ended.__setitem__, stop=self.stop, task_status=task_status)
 
     async def start(self, nursery: trio.Nursery) -> Invite:
         hosting: MultiHosting = await nursery.start(self.run)
@@ -121,7 +133,7 @@ async def test_hi_then_only_keepalives_loses_the_slot_at_the_pregame_limit(tmp_p
         invite = await host.start(nursery)
 
         async def squat(*, task_status=trio.TASK_STATUS_IGNORED) -> None:
-            channel = await tls_channel(invite)
+            channel = await tls_channel(invite, source="127.0.0.2")  # (it cools down after)
             await channel.send(hello_frame(invite.secret, None, 0))
             check_control(await channel.receive(), "ok")
             task_status.started()
@@ -577,3 +589,218 @@ async def test_one_invite_holder_cannot_fill_the_slots_with_games_it_never_begin
     assert refused is not None and refused["ctl"] == "error"
     assert "2 games from your address have not begun yet" in refused["reason"]
     assert_clean(game)
+
+
+# -- issue 23, finding 5: no slot held by a joiner that makes no progress ------------------
+
+def run_verify(path: Path | None) -> int:
+    from p2pgotg.cli import main as cli_main
+
+    return cli_main(["verify", str(path)])
+
+
+def from_source(invite: Invite, source: str):
+    """A joiner's opener that connects from `source` (a loopback address of its own)."""
+    async def open_stream() -> trio.SSLStream:
+        tcp = await trio.open_tcp_stream(invite.address, invite.port, local_address=source)
+        stream = trio.SSLStream(tcp, client_context(), https_compatible=False)
+        await stream.do_handshake()
+        return stream
+
+    return open_stream
+
+
+def joiner_from(invite: Invite, save_dir: Path, source: str):
+    return dataclasses.replace(joiner(invite, save_dir), opener=from_source(invite, source))
+
+
+def never_moves(seed: int):
+    """A joiner's program that accepts the rules and commits its setup, then makes no move
+    (its automatic answers still go out), and stays connected."""
+    seat = BotSeat(random.Random(seed))
+
+    async def decide(peer):
+        return None if peer.phase is Phase.PLAY else seat.step(peer)
+
+    async def run(session: GameSession) -> None:
+        await drive_async(session, decide)
+
+    return run
+
+
+async def ask_for_a_game(invite: Invite, source: str = "127.0.0.1") -> dict:
+    """A `hi` for a new game: the host's answer (`ok`, or an `error` with its reason)."""
+    channel = await tls_channel(invite, source=source)
+    await channel.send(hello_frame(invite.secret, None, 0))
+    answer = parse_control(await channel.receive())
+    await channel.aclose()
+    assert answer is not None
+    return answer
+
+
+@pytest.mark.parametrize("clock", [0, 3600], ids=["no clock", "an hour's clock"])
+async def test_joiners_that_never_move_lose_their_slots_at_the_action_limit(tmp_path, clock):
+    """Two joiners that accept, commit a setup and never move hold both slots of a
+    two-game host until the host's limit per owed action; then the host claims both games
+    (abandonment, its word: exit 4), their slots are free, a real joiner gets in, and
+    their address waits the cool-down for a new game. With a clock too: the limit is the
+    host's, per action, whatever the clock leaves."""
+    host = Many(tmp_path / "host", max_games=2, action_limit=1.5,
+                options=RuleOptions(clock_seconds=clock),
+                admission=AdmissionLimits(lapse_cooldown=SAFETY * 2))
+    squatters: list[GameSession] = []
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+        with trio.fail_after(SAFETY):
+            for i in range(2):
+                nursery.start_soon(partial(
+                    join_game, joiner_from(invite, tmp_path / f"squatter-{i}", "127.0.0.2"),
+                    never_moves(i), on_session=squatters.append))
+            await wait_for(lambda: len(squatters) == 2 and all(
+                s.peer.phase is Phase.PLAY for s in squatters))
+            full = await ask_for_a_game(invite)  # both slots are held right now
+            await wait_for(lambda: all(s.done for s in squatters))
+            again = await ask_for_a_game(invite, source="127.0.0.2")
+            game = await join_game(joiner(invite, tmp_path / "joiner"), bot_until(1))
+        host.stop.set()
+    assert full["ctl"] == "error" and full["reason"].startswith(FULL)
+    assert again["ctl"] == "error" and "made no progress in time" in again["reason"]
+    assert_clean(game)
+    assert host.stats is not None and host.stats.stalled == 2
+    claimed = [s for n, s in host.ended.items() if s.peer.flow.game_id in
+               {q.peer.flow.game_id for q in squatters}]
+    assert len(claimed) == 2
+    for session in claimed:
+        verdict = session.verdict
+        assert verdict is not None and verdict.clean and verdict.winner == HOST
+        assert verdict.termination is Termination.ABANDONMENT and verdict.claimants == (HOST,)
+        assert run_verify(session.path) == 4  # (the claimant's word)
+    assert sum("(this host's limit): claiming the game" in s for s in host.statuses) == 2
+
+
+async def test_one_source_holds_at_most_its_share_of_games_begun_or_not(tmp_path):
+    """Games that have begun count against the per-source cap too: a third game from one
+    address is refused while its two are in play, and a joiner from elsewhere gets in."""
+    host = Many(tmp_path / "host", max_games=4,
+                admission=AdmissionLimits(games_per_source=2))
+    gate = trio.Event()
+    reached = [trio.Event(), trio.Event()]
+    played: list[GameSession] = []
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+        with trio.fail_after(SAFETY):
+            async with trio.open_nursery() as pair:
+                for i in range(2):
+                    async def play(i: int = i) -> None:
+                        played.append(await join_game(
+                            joiner_from(invite, tmp_path / f"same-{i}", "127.0.0.2"),
+                            bot_until(10 + i, gate=gate, reached=reached[i])))
+                    pair.start_soon(play)
+                for event in reached:
+                    await event.wait()  # (both games have begun: they are in play)
+                third = await ask_for_a_game(invite, source="127.0.0.2")
+                other = await join_game(joiner(invite, tmp_path / "other"), bot_until(3))
+                gate.set()
+        host.stop.set()
+    assert third["ctl"] == "error"
+    assert "2 games from your address are in progress" in third["reason"]
+    for session in [*played, other]:
+        assert_clean(session)
+
+
+async def test_a_squatter_cut_at_the_pregame_limit_is_not_admitted_again_at_once(tmp_path):
+    host = Many(tmp_path / "host", max_games=2,
+                admission=AdmissionLimits(pregame=1.0, lapse_cooldown=SAFETY * 2))
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+        with trio.fail_after(SAFETY):
+            squatter = await tls_channel(invite, source="127.0.0.2")
+            await squatter.send(hello_frame(invite.secret, None, 0))
+            check_control(await squatter.receive(), "ok")
+            heard = []
+            with contextlib.suppress(NetError):
+                while True:  # (it answers nothing: the host cuts it at the pre-game limit)
+                    heard.append(parse_control(await squatter.receive()))
+            await squatter.aclose()
+            await wait_for(lambda: host.stats is not None or any(
+                "given up" in s for s in host.statuses))
+            back = await ask_for_a_game(invite, source="127.0.0.2")
+            game = await join_game(joiner(invite, tmp_path / "joiner"), bot_until(2))
+        host.stop.set()
+    assert {"ctl": "error", "v": 1, "reason": PREGAME_WORDS} in heard
+    assert back["ctl"] == "error" and "made no progress in time" in back["reason"]
+    assert_clean(game)
+
+
+# -- issue 23, finding 12: the coin cannot be ground by rejoining --------------------------
+
+async def see_the_toss(invite: Invite, key: Ed25519PrivateKey) -> dict | str:
+    """A joiner's program that accepts the rules (its hello commits its coin), waits for
+    the host's answer and hangs up without opening its coin: the host's `coin` tells it
+    who will be White. Returns what came after its hello: the type of the host's message
+    (`coin`: a toss), or the host's `error` frame."""
+    tcp = await trio.open_tcp_stream(invite.address, invite.port)
+    stream = trio.SSLStream(tcp, client_context(), https_compatible=False)
+    await stream.do_handshake()
+    channel = FramedChannel(stream, keepalive_interval=0.2, silence_timeout=None)
+    peer = Peer(JOINER, key, certificate_fingerprint(peer_certificate(stream)))
+    try:
+        await channel.send(hello_frame(invite.secret, None, 0))
+        admitted = parse_control(await channel.receive())
+        if admitted is None or admitted["ctl"] != "ok":
+            return admitted or {}
+        peer.receive(await channel.receive())  # the host's hello
+        peer.accept()
+        for data in peer.data_to_send():
+            await channel.send(data)
+        answer = await channel.receive()
+    finally:
+        await channel.aclose()  # (the abort: its coin_open is never sent)
+    ctl = parse_control(answer)
+    return ctl if ctl is not None else Envelope.decode(answer).body().type
+
+
+async def test_a_joiner_that_aborts_after_the_toss_gets_no_new_one_by_rejoining(tmp_path):
+    """The many-game host (one invite, many joiners): a key with an unfinished game gets
+    no second game, so no second toss; the aborted game is claimed at the duty limit
+    (the joiner is away), and only then can that key start another. A fresh key still
+    gets a game, and a toss (SPEC 3.4 says what that buys: a new toss for a game lost)."""
+    limits = dataclasses.replace(FAST, duty=1.0)
+    host = Many(tmp_path / "host", max_games=4, limits=limits)
+    key = Ed25519PrivateKey.generate()
+    async with trio.open_nursery() as nursery:
+        invite = await host.start(nursery)
+        with trio.fail_after(SAFETY):
+            first = await see_the_toss(invite, key)
+            again = await see_the_toss(invite, key)  # the same key, at once: no new toss
+            fresh = await see_the_toss(invite, Ed25519PrivateKey.generate())
+            await wait_for(lambda: len(host.ended) == 2)  # (both aborted games, claimed)
+        host.stop.set()
+    assert first == "coin" and fresh == "coin"
+    assert isinstance(again, dict) and again["ctl"] == "error"
+    assert "you have an unfinished game on this host, whose coin toss is made" in again[
+        "reason"]
+    for session in host.ended.values():
+        verdict = session.verdict
+        assert verdict is not None and verdict.winner == HOST
+        assert verdict.termination is Termination.TIME_FORFEIT and not verdict.audit_complete
+        assert run_verify(session.path) == 4
+    assert sum("has not sent the opening of its coin in time" in s
+               for s in host.statuses) == 2
+
+
+async def test_the_one_game_host_gives_its_invite_to_the_game_whose_toss_is_made(tmp_path):
+    """The one-game host: once the toss is made, a `hi` for a new game with the invite is
+    refused in words that say so: the invite belongs to that game."""
+    cfg = config(tmp_path / "host")
+    key = Ed25519PrivateKey.generate()
+    async with trio.open_nursery() as nursery:
+        hosting = await nursery.start(lambda task_status: host_game(
+            cfg, bot_runner(5), task_status=task_status))
+        invite = Invite.decode(hosting.invites[0])
+        with trio.fail_after(SAFETY):
+            first = await see_the_toss(invite, key)
+            again = await see_the_toss(invite, key)
+        nursery.cancel_scope.cancel()
+    assert first == "coin"
+    assert again == {"ctl": "error", "v": 1, "reason": INVITE_TAKEN}

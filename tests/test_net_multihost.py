@@ -9,7 +9,12 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import itertools
+import os
 import random
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -26,10 +31,11 @@ from p2pgotg.net.multihost import FULL, MultiHosting, MultiHostStats, host_many
 from p2pgotg.net.seat import drive
 from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.net.tls import make_certificate
+from p2pgotg.players.bot import Bot
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import Finding, Phase, parse, replay
-from p2pgotg.rules import RuleOptions
-from p2pgotg.selfplay import bot_runner
+from p2pgotg.rules import Rank, RuleOptions, Setup, Side
+from p2pgotg.selfplay import bot_runner, seat_seed
 
 
 class ManyHost:
@@ -317,35 +323,37 @@ async def test_a_resent_joiner_hello_finds_its_game_among_several_waiting(tmp_pa
     assert multi._find(unknown_id) is None  # (only the joiner we admitted knows `first`)
 
 
+def p2pgotg(home: Path, *args: str, out: Path) -> subprocess.Popen:
+    """`p2pgotg ARGS` as a process of its own, at home in `home`, its output in `out`."""
+    env = dict(os.environ, P2PGOTG_HOME=str(home), PYTHONUNBUFFERED="1")
+    with open(out, "wb") as o:
+        return subprocess.Popen([sys.executable, "-m", "p2pgotg", *args], stdout=o,
+                                stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, env=env)
+
+
+def invite_of(host: subprocess.Popen, out: Path) -> str:
+    """The invite a many-game host process prints (its `invite:` line)."""
+    deadline = time.monotonic() + SAFETY
+    code = None
+    while code is None and time.monotonic() < deadline and host.poll() is None:
+        code = next((line.split()[1] for line in out.read_text().splitlines()
+                     if line.startswith("invite: ")), None)
+        time.sleep(0.05)
+    assert code is not None, out.read_text()
+    return code
+
+
 @pytest.mark.slow
 def test_the_many_game_host_command_plays_through_its_worker_and_leaves_none_behind(tmp_path):
     # `p2pgotg host --bot --max-games 2 --games-total 2` and two `p2pgotg join --bot`, as
     # separate processes: the host's bots think in its worker process, both games end
     # clean, the host exits 0 and its worker does not outlive it.
-    import os
-    import subprocess
-    import sys
-    import time
-
-    def p2pgotg(home: Path, *args: str, out: Path) -> subprocess.Popen:
-        env = dict(os.environ, P2PGOTG_HOME=str(home), PYTHONUNBUFFERED="1")
-        with open(out, "wb") as o:
-            return subprocess.Popen([sys.executable, "-m", "p2pgotg", *args], stdout=o,
-                                    stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                    env=env)
-
     out = tmp_path / "host.out"
     host = p2pgotg(tmp_path / "host", "host", "--bot", "--max-games", "2", "--games-total",
                    "2", "--bind", "127.0.0.1", "--port", "0", "--seed", "3", out=out)
     joiners: list[subprocess.Popen] = []
     try:
-        deadline = time.monotonic() + SAFETY
-        code = None
-        while code is None and time.monotonic() < deadline and host.poll() is None:
-            code = next((line.split()[1] for line in out.read_text().splitlines()
-                         if line.startswith("invite: ")), None)
-            time.sleep(0.05)
-        assert code is not None, out.read_text()
+        code = invite_of(host, out)
         children: list[int] = []
         for task in Path(f"/proc/{host.pid}/task").glob("*"):  # (any thread may start it)
             with contextlib.suppress(OSError):  # (a thread that ended meanwhile)
@@ -369,3 +377,58 @@ def test_the_many_game_host_command_plays_through_its_worker_and_leaves_none_beh
     assert len(files) == 2
     for path in files:
         assert replay(parse(path.read_bytes())).finding is Finding.CLEAN
+
+
+# -- each game's bot is seeded on its own (issue 23, finding 13) ---------------------------
+
+def test_each_games_bot_seed_is_drawn_afresh_and_not_from_a_small_base():
+    """Without --seed, every game's bot gets 128 bits of the operating system's randomness:
+    no two games' seeds are a small base plus their numbers, so one revealed setup tells
+    nothing of another game's. With --seed, game N gets SEED + N, to repeat games."""
+    draws = [seat_seed(None, n) for n in range(1, 9)] + [seat_seed(None, 1) for _ in range(8)]
+    assert len(set(draws)) == len(draws)
+    assert all(abs(a - b) > 2**64 for a, b in itertools.combinations(draws, 2))
+    assert max(d.bit_length() for d in draws) > 100  # (31 bits: a search finds it)
+    assert [seat_seed(7, n) for n in (1, 2, 3)] == [8, 9, 10]
+
+
+def bot_setup(path: Path) -> Setup:
+    """The host bot's own setup, from the secrets record of its transcript."""
+    transcript = parse(path.read_bytes())
+    secrets = next(r[1] for r in transcript.records if r[0] == "secrets" and "ranks" in r[1])
+    side = Side.WHITE if min(secrets["squares"]) < 36 else Side.BLACK
+    ranks = [Rank(r) for r in secrets["ranks"]]
+    return Setup(side, dict(zip(secrets["squares"], ranks, strict=True)))
+
+
+@pytest.mark.slow
+def test_two_many_game_hosts_started_alike_give_their_bots_other_setups(tmp_path):
+    """Three many-game host processes, one game each: two `host --bot --max-games 2` with
+    the same arguments and no seed (their bots' setups differ), and one with --seed 5
+    (game 1's bot is exactly the bot seeded 6: benchmarks can still repeat a game; it
+    plays in the host's process, `--max-games 1`, where a decision is never asked again
+    as one in the worker may be when the game changed while it was made)."""
+    runs = {"a": ("--max-games", "2"), "b": ("--max-games", "2"),
+            "seeded": ("--max-games", "1", "--seed", "5")}
+    hosts: dict[str, subprocess.Popen] = {}
+    joiners: list[subprocess.Popen] = []
+    try:
+        for name, extra in runs.items():
+            hosts[name] = p2pgotg(tmp_path / name, "host", "--bot", *extra, "--games-total",
+                                  "1", "--bind", "127.0.0.1", "--port", "0",
+                                  out=tmp_path / f"{name}.out")
+        for name, host in hosts.items():
+            code = invite_of(host, tmp_path / f"{name}.out")
+            joiners.append(p2pgotg(tmp_path / f"joiner-{name}", "join", code, "--bot",
+                                   "--seed", "1", out=tmp_path / f"joiner-{name}.out"))
+        for process in [*joiners, *hosts.values()]:
+            assert process.wait(SAFETY * 2) == 0
+    finally:
+        for process in [*hosts.values(), *joiners]:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+    setups = {name: bot_setup(next((tmp_path / name).rglob("*.gtr"))) for name in runs}
+    assert setups["a"] != setups["b"]
+    seeded = setups["seeded"]
+    assert seeded == Bot(seeded.side, random.Random(6), "normal").choose_setup()

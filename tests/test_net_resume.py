@@ -145,6 +145,20 @@ BOT_DELAY = "0.01"  # seconds the bots think before each move: a game takes a fe
 KILL_AFTER = 16  # messages in the victim's file: hellos, coin, setups, and a few moves
 
 
+async def host_and_joiner(tmp_path: Path, nursery: trio.Nursery,
+                          bot_delay: str) -> tuple[Player, Player, str]:
+    """`host --bot` and `join CODE --bot`, each a process with a home of its own, started
+    and playing; and the invite code."""
+    host = Player(tmp_path / "host-home", "host", "--bot", "--bind", "127.0.0.1",
+                  "--port", str(free_port()), "--seed", "1", "--bot-delay", bot_delay)
+    await host.start(nursery)
+    code = await host.line_starting("invite:")
+    joiner = Player(tmp_path / "joiner-home", "join", code, "--bot", "--seed", "2",
+                    "--bot-delay", bot_delay)
+    await joiner.start(nursery)
+    return host, joiner, code
+
+
 def unfinished(path: Path) -> bool:
     return replay(parse(path.read_bytes())).finding is Finding.UNFINISHED
 
@@ -166,16 +180,9 @@ async def test_sigkill_mid_game_then_the_same_command_resumes(tmp_path, capsys, 
     saved game must still be found and resumed, with nothing lost."""
     torn = victim.startswith("torn ")
     victim = victim.removeprefix("torn ")
-    port = free_port()
-    host = Player(tmp_path / "host-home", "host", "--bot", "--bind", "127.0.0.1",
-                  "--port", str(port), "--seed", "1", "--bot-delay", BOT_DELAY)
     async with trio.open_nursery() as nursery:
         with trio.fail_after(SAFETY):
-            await host.start(nursery)
-            code = await host.line_starting("invite:")
-            joiner = Player(tmp_path / "joiner-home", "join", code, "--bot", "--seed", "2",
-                            "--bot-delay", BOT_DELAY)
-            await joiner.start(nursery)
+            host, joiner, code = await host_and_joiner(tmp_path, nursery, BOT_DELAY)
             player = host if victim == HOST else joiner
             saved = await player.wait_for_messages(KILL_AFTER)
             await player.kill()
@@ -327,3 +334,58 @@ async def test_a_message_lost_with_the_connection_is_sent_again(
     assert host.session.verdict == joiner.verdict
     assert joiner.verdict is not None and joiner.verdict.audit_complete
     assert_same_clean_files(host.session.path, joiner.path, capsys)
+
+
+# -- one process per game file (issue 23, finding 2; SPEC 3.5) ----------------------------
+
+SLOW_BOTS = "0.15"  # seconds a move: the first process is still playing when we look
+
+
+def run_cli(home: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "P2PGOTG_HOME": str(home), "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "p2pgotg", *args], cwd=REPO, env=env,
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          timeout=SAFETY)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("twice", [JOINER, HOST])
+async def test_the_same_command_twice_stops_the_second_and_nothing_is_signed_twice(
+        tmp_path, capsys, twice):
+    """The same `join CODE` (or `host`) run again from the same account while the first
+    still plays (a window thought hung, a second terminal): the second says which process
+    holds the game and exits 75 without touching it; `verify`, `show` and `games` read
+    the file meanwhile; the first plays on to a clean end, no sequence number signed
+    twice (before, both resumed the file and each signed its own next message)."""
+    async with trio.open_nursery() as nursery:
+        with trio.fail_after(SAFETY * 3):  # (a whole game of slow moves)
+            host, joiner, _ = await host_and_joiner(tmp_path, nursery, SLOW_BOTS)
+            first = host if twice == HOST else joiner
+            saved = await first.wait_for_messages(KILL_AFTER)
+            second = Player(first.home, *first.args)
+            await second.start(nursery)
+            assert await second.exit_code() == 75, second.log()
+            readers: dict[str, subprocess.CompletedProcess] = {}
+
+            async def read(*args: str) -> None:
+                readers[args[0]] = await trio.to_thread.run_sync(run_cli, first.home, *args)
+
+            async with trio.open_nursery() as reading:  # (while the game is held)
+                reading.start_soon(read, "verify", str(saved))
+                reading.start_soon(read, "show", "--text", str(saved))
+                reading.start_soon(read, "games")
+            assert first.process.returncode is None, "the game ended too soon: slow it down"
+            verify, show, games = readers["verify"], readers["show"], readers["games"]
+            host_exit, joiner_exit = await host.exit_code(), await joiner.exit_code()
+    said = second.err.decode()
+    assert f"this game ({saved.name}) is open in another p2pgotg process " \
+           f"(pid {first.process.pid})" in said, second.log()
+    assert "Traceback" not in said and "resuming" not in said
+    assert verify.returncode == 3 and "unfinished" in verify.stdout, verify
+    assert show.returncode == 2 and "Traceback" not in show.stderr, show  # (not over yet)
+    assert games.returncode == 0 and "1 unfinished" in games.stdout, games
+    assert (host_exit, joiner_exit) == (0, 0), host.log() + joiner.log()
+    assert [p.name for p in first.games.iterdir()] == [saved.name]
+    host_file, = host.games.glob("*.gtr")
+    joiner_file, = joiner.games.glob("*.gtr")
+    assert_same_clean_files(host_file, joiner_file, capsys)  # (each seq exactly once)

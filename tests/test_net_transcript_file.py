@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 import trio
 
+from p2pgotg.net.game_lock import GameInUseError
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.protocol import HOST, parse
 
@@ -122,3 +123,30 @@ def test_closing_after_a_failed_flush_still_frees_the_descriptor(tmp_path, monke
         os.fstat(fd)
     assert closed.value.errno == errno.EBADF
     f.close()  # a second close is a no-op
+
+
+# -- one process per game file (issue 23, finding 2; SPEC 3.5) ----------------------------
+
+def test_an_open_transcript_cannot_be_opened_again_until_it_is_closed(tmp_path):
+    """Locked from creation; a second open (a second process resuming it) is refused,
+    naming the holder, before it reads or changes a byte: here the torn tail the holder
+    would cut stays as it is. Closing lets go."""
+    path = tmp_path / "g.gtr"
+    held = TranscriptFile.create(path, HOST, KEY)
+    held.append([("secrets", {"join": bytes(16)})])
+    held.sync()
+    torn = path.read_bytes() + b"\x00\x00\x01\x00partial"
+    path.write_bytes(torn)  # (the same inode: still the locked file)
+    with pytest.raises(GameInUseError) as refused:
+        TranscriptFile.open_existing(path)
+    assert refused.value.pid == os.getpid()
+    assert str(refused.value) == (f"this game (g.gtr) is open in another p2pgotg process "
+                                  f"(pid {os.getpid()}): play on there, or stop that one "
+                                  "and run this command again")
+    assert path.read_bytes() == torn
+    held.close()
+    reopened, transcript = TranscriptFile.open_existing(path)
+    assert not transcript.torn_tail and len(transcript.records) == 1
+    with pytest.raises(GameInUseError):
+        TranscriptFile.open_existing(path)
+    reopened.close()

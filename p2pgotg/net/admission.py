@@ -41,6 +41,11 @@ class AdmissionLimits:
     tls_handshake: float = 10.0  # seconds from accept to a finished TLS handshake
     pregame: float = 120.0  # seconds from accept until the joiner's hello: the game begins
     pregame_per_source: int = 8  # games admitted but not yet begun, from one source
+    # The many-game host: games in progress (begun or not) from one source, and how long a
+    # source whose game lapsed (the pre-game limit, or the action limit, SPEC 3.6) waits
+    # before it may start another.
+    games_per_source: int = 8
+    lapse_cooldown: float = 120.0
 
 
 class Ticket:

@@ -8,8 +8,9 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import equal, public_bytes
+from p2pgotg.net.game_lock import GameInUseError
 from p2pgotg.net.paths import data_dir
-from p2pgotg.net.session import GameSession, Limits
+from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.protocol import Peer, TranscriptError, parse, replay
 
@@ -50,11 +51,28 @@ def unfinished_games(directory: Path, role: str, key: Ed25519PrivateKey) -> list
     return found
 
 
+class GameInUse(SessionError):
+    """The saved game to resume is open in another p2pgotg process (SPEC 3.5): this one
+    stops without touching it. `str()` names the game and the holder's process id."""
+
+    def __init__(self, error: GameInUseError) -> None:
+        super().__init__(str(error))
+        self.pid = error.pid
+
+
 def resume_session(saved: SavedGame, key: Ed25519PrivateKey, tls_fingerprint: bytes,
                    limits: Limits) -> GameSession:
-    """Rebuild a session from its transcript, ready to reconnect."""
-    file, transcript = TranscriptFile.open_existing(saved.path)
-    peer = Peer.restore(saved.role, key, tls_fingerprint, transcript.records)
+    """Rebuild a session from its transcript, ready to reconnect. Raises GameInUse while
+    another process has the game open (its lock is taken before the file is read)."""
+    try:
+        file, transcript = TranscriptFile.open_existing(saved.path)
+    except GameInUseError as exc:
+        raise GameInUse(exc) from None
+    try:
+        peer = Peer.restore(saved.role, key, tls_fingerprint, transcript.records)
+    except BaseException:
+        file.close()  # (and its lock with it)
+        raise
     assert saved.join_secret is not None
     session = GameSession(peer, saved.path.parent, saved.join_secret, limits, file=file)
     session._after([])  # anything the restore found due (a reply, an audit) is written now

@@ -151,10 +151,10 @@ async def host_game(
             return
         gid = session.peer.flow.game_id if session else None
         if gid is not None:
-            if wanted is None:  # someone with the invite but not our game: a second joiner
-                on_status("a second joiner was refused: a game is in progress")
-                await refuse(channel, "this host is already playing a game with someone "
-                              "else")
+            if wanted is None:  # someone with the invite but not our game: a second joiner,
+                # or ours asking for a fresh coin toss (SPEC 3.4: the invite is this game's)
+                on_status("a joiner asking for a new game was refused: a game is in progress")
+                await refuse(channel, INVITE_TAKEN)
                 return
             if wanted != gid:
                 await refuse(channel, "this host does not have that game (it may be over)")
@@ -303,6 +303,10 @@ def first_hello_matches(session: GameSession, first: object, wanted: object = No
 
 
 PREGAME_WORDS = "the game did not begin in time (no hello from the joiner): connection dropped"
+#: A one-game host's answer to a `hi` for a new game once its game has begun (SPEC 3.4).
+INVITE_TAKEN = ("this host is already playing this invite's game, whose coin toss is made: "
+                "only its joiner can come back to it (the same join command does); ask the "
+                "host for a new invite later")
 
 
 def before_the_game(session: GameSession, scope: trio.CancelScope, deadline: float,

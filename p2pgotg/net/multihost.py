@@ -17,20 +17,29 @@ joiner whose connection broke just before our last goodbye reached it can come b
 complete its own transcript.
 
 Before a game holds a slot its joiner is bounded like any stranger (`admission`), and a
-game that has not begun (no joiner hello) within the pre-game limit is dropped: a slot is
-held only by a joiner that makes progress. A game whose transcript cannot be written
-stops alone; the others go on.
+game that has not begun (no joiner hello) within the pre-game limit is dropped. Once it has
+begun, the host's limit per owed action (SPEC 3.6) ends it by our abandonment claim when
+the joiner has owed the same thing (a move, its setup, an answer) that long, clocked or
+not, connected or not, and the duty and setup limits run while the joiner is away too: a
+slot is held only by a joiner that makes progress. One source holds at most
+`games_per_source` games in progress, and a source whose game lapsed waits
+`lapse_cooldown` before it starts another. A joiner key with an unfinished game here gets
+no second game (SPEC 3.4): a toss, once made, belongs to that game, so a joiner that dislikes
+it cannot abort and rejoin for a fresh one. A game whose transcript cannot be written stops
+alone; the others go on.
 
-    stats = await host_many(config, lambda n: bot_runner(seed + n), max_games=200,
+    stats = await host_many(config, lambda n: bot_runner(seat_seed(None, n)), max_games=200,
                             task_status=task_status)    # runs until cancelled
 """
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import hmac
 import math
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -67,12 +76,18 @@ from p2pgotg.net.tls import (
     public_key_pin,
     server_context,
 )
-from p2pgotg.protocol import HOST, Peer
+from p2pgotg.protocol import HOST, JOINER, LocalProtocolError, Peer
+from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.protocol.flow import DUTIES, OWED_WORDS, GameFlow
+from p2pgotg.protocol.wire import WireError
 
 SeatFactory = Callable[[int], SeatRunner]
 """Given a game's number (1, 2, ... in the order games start), the seat that plays it."""
 
 FULL = "this host is full"  # the start of the refusal a joiner gets beyond max_games
+#: The host's limit per owed action (SPEC 3.6), seconds: a joiner that has owed one thing
+#: this long loses the game by our claim. The longest the setup may take, for anything.
+ACTION_LIMIT = 300.0
 
 
 @dataclass
@@ -96,6 +111,7 @@ class MultiHostStats:
     refused: int = 0  # every other refusal (wrong secret, unknown game, bad greeting...)
     late: int = 0  # games dropped because they did not begin within the pre-game limit
     halted: int = 0  # games stopped because their transcript could not be written
+    stalled: int = 0  # games claimed because their joiner made no progress (`_due`)
 
 
 def tune_collector_for_many_games() -> None:
@@ -125,6 +141,8 @@ class _Game:
     ended: bool = False  # over for good: finished, abandoned or dropped
     begin_by: float = math.inf  # its hellos must be in by then (SPEC 3.4, pre-game limit)
     source: str = ""  # where its first connection came from (`admission.source_of`)
+    connected_at: float = 0.0  # when its current connection (`live`) opened
+    stalled: bool = False  # claimed by the host's limits while its joiner made no progress
     wake: trio.Event = field(default_factory=trio.Event)
 
     def __post_init__(self) -> None:
@@ -138,10 +156,14 @@ class _Game:
 class _MultiHost:
     def __init__(self, config: HostConfig, factory: SeatFactory, max_games: int,
                  games_total: int | None, on_status: Callable[[str], None],
-                 on_game_end: Callable[[int, GameSession], None]) -> None:
+                 on_game_end: Callable[[int, GameSession], None],
+                 action_limit: float = ACTION_LIMIT) -> None:
         self.config = config
         self.factory = factory
         self.max_games = max_games
+        self.action_limit = action_limit
+        # source -> until when it starts no new game (a game of its lapsed), oldest first
+        self.cooling: OrderedDict[str, float] = OrderedDict()
         self.games_total = games_total
         self.on_status = on_status
         self.on_game_end = on_game_end
@@ -215,8 +237,8 @@ class _MultiHost:
     async def handler(self, stream: trio.SSLStream, ticket: Ticket) -> None:
         config = self.config
         limits = config.limits
-        channel = FramedChannel(stream, keepalive_interval=limits.keepalive,
-                                silence_timeout=limits.silence)
+        channel = _JoinerChannel(stream, keepalive_interval=limits.keepalive,
+                                 silence_timeout=limits.silence)
         try:
             with trio.fail_at(min(trio.current_time() + limits.handshake,
                                   ticket.pregame_deadline)):
@@ -278,21 +300,17 @@ class _MultiHost:
             self.active += 1
         await self._play(game, channel, have, new=False)
 
-    async def _new_game(self, channel: FramedChannel, ticket: Ticket) -> None:
+    async def _new_game(self, channel: _JoinerChannel, ticket: Ticket) -> None:
         if self.enough.is_set():
             self.stats.refused += 1
             await refuse(channel, "this host is not starting new games any more")
             return
-        waiting = sum(1 for g in self.games if g.source == ticket.address and not g.ended
-                      and g.session.peer.flow.game_id is None)
-        if waiting >= self.config.admission.pregame_per_source:
-            # An invite is a bearer token: one holder could otherwise fill every slot with
-            # games it never begins, each for the whole pre-game limit.
+        refusal = self._source_refusal(ticket.address)
+        if refusal is not None:
+            said, told = refusal
             self.stats.refused += 1
-            self.status(None, f"a new joiner was refused: {waiting} games from its address "
-                        "have not begun yet")
-            await refuse(channel, f"{waiting} games from your address have not begun yet: "
-                         "accept or leave one of them first")
+            self.status(None, f"a new joiner was refused: {said}")
+            await refuse(channel, told)
             return
         if self.active >= self.max_games:
             self.stats.refused_full += 1
@@ -314,12 +332,40 @@ class _MultiHost:
         self.nursery.start_soon(self._supervise, game)
         await self._play(game, channel, 0, new=True)
 
-    async def _play(self, game: _Game, channel: FramedChannel, have: int, new: bool) -> None:
+    def _source_refusal(self, source: str) -> tuple[str, str] | None:
+        """Why `source` may not start a new game now (SPEC 3.4), in the words for the
+        host's operator and for the joiner; None when it may."""
+        admission = self.config.admission
+        wait = self.cooling.get(source, 0.0) - trio.current_time()
+        if wait > 0:  # (a squatter cut at a limit would otherwise be back in a slot at once)
+            return (f"a game from its address lapsed {admission.lapse_cooldown - wait:.0f} s "
+                    "ago", "a game from your address made no progress in time: this host "
+                    f"takes new games from it again in {math.ceil(wait)} s")
+        mine = [g for g in self.games if g.source == source and not g.ended]
+        waiting = sum(1 for g in mine if g.session.peer.flow.game_id is None)
+        if waiting >= admission.pregame_per_source:
+            # An invite is a bearer token: one holder could otherwise fill every slot with
+            # games it never begins, each for the whole pre-game limit.
+            return (f"{waiting} games from its address have not begun yet",
+                    f"{waiting} games from your address have not begun yet: accept or leave "
+                    "one of them first")
+        playing = sum(1 for g in mine if g.slot)
+        if playing >= admission.games_per_source:
+            # Begun games count too: one holder could otherwise hold every slot with games
+            # it plays as slowly as the limits allow.
+            return (f"{playing} games from its address are in progress",
+                    f"{playing} games from your address are in progress, the most this host "
+                    "plays with one address at once: finish one first")
+        return None
+
+    async def _play(self, game: _Game, channel: _JoinerChannel, have: int, new: bool) -> None:
         session = game.session
         me = LiveConnection(trio.CancelScope(), trio.Event())
-        game.live = me
+        game.live, game.connected_at = me, trio.current_time()
+        channel.before_hello = partial(self._one_game_per_key, game)
         assert self.nursery is not None
         lift = before_the_game(session, me.scope, game.begin_by, self.nursery)
+        refusal = ""
         try:
             hellos = session.peer.flow.senders[HOST].hashes
             held = session.peer.received_count()
@@ -334,6 +380,11 @@ class _MultiHost:
             self.status(game, "the other player is connected")
             with me.scope:
                 await session.run_connection(channel, have)
+        except _SecondGame as exc:
+            self.stats.refused += 1
+            self.status(game, f"the joiner was refused: its key has game {exc.number} here, "
+                        "unfinished")
+            refusal = str(exc)
         except (NetError, SessionError) as exc:
             if not session.halted:  # (a halted game's one line comes when it ends)
                 self.status(game, f"connection lost: {exc}")
@@ -344,7 +395,26 @@ class _MultiHost:
             game.live = None
             me.gone.set()
             game.poke()
+        if refusal:
+            await refuse(channel, refusal)
         await refuse_if_too_late(me.scope, channel, partial(self.status, game))
+
+    def _one_game_per_key(self, game: _Game, frame: bytes) -> None:
+        """Look at a game message before `game`'s session takes it, while the game awaits
+        the joiner's hello: a hello whose key has an unfinished game here is refused
+        before it is applied, so no coin of ours answers it (SPEC 3.4: a toss, once made,
+        belongs to its game; a joiner that aborted after seeing it and comes back with the
+        same key gets no new one)."""
+        if game.session.peer.flow.game_id is not None:
+            return  # (its hello is in: this game is the key's own)
+        key = _hello_key(frame)
+        if key is None:
+            return
+        for other in self.games:
+            hello = other.session.peer.flow.hellos.get(JOINER)
+            if other is not game and not other.ended and not other.session.done \
+                    and hello is not None and equal(hello["key"], key):
+                raise _SecondGame(other.number)
 
     # -- one game's life -----------------------------------------------------------------------
 
@@ -355,6 +425,7 @@ class _MultiHost:
         run_seat = self.factory(game.number)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(run_seat, session)
+            nursery.start_soon(self._hold_to_the_limits, game)
             outcome = await self._until_over(game)
             nursery.cancel_scope.cancel()
         self._end(game, outcome)
@@ -410,6 +481,69 @@ class _MultiHost:
             with trio.move_on_after(self.poll):  # (to see how long the joiner stays away)
                 await session.wait_changed()
 
+    async def _hold_to_the_limits(self, game: _Game) -> None:
+        """Claim the game when the joiner has owed the same thing too long by our clock
+        (`_due`): the host's limit per owed action, and the duty and setup limits while
+        the joiner is away. Chat, keepalives and reconnecting are no progress; the answer
+        is, or a new obligation after our next message."""
+        session = game.session
+        mark: tuple[object, ...] | None = None
+        since = trio.current_time()
+        while not session.done:
+            now = trio.current_time()
+            now_mark = _owed_mark(session.peer.flow)
+            if now_mark != mark:
+                mark, since = now_mark, now
+            due = None if mark is None else self._due(game, str(mark[0]), since)
+            if due is None:
+                await session.wait_changed()
+                continue
+            when, reason = due
+            if game.live is None:  # (away: look again now and then, a connection may open)
+                when = min(when, now + self.poll)
+            with trio.move_on_at(when):
+                await session.wait_changed()
+                continue
+            if trio.current_time() < due[0] or _owed_mark(session.peer.flow) != mark:
+                continue
+            assert mark is not None
+            self._claim(game, str(mark[0]), reason)
+            if not session.done:  # (our view refused the claim: wait for a change)
+                await session.wait_changed()
+
+    def _due(self, game: _Game, owed: str, since: float) -> tuple[float, str] | None:
+        """When we claim what the joiner owes since `since`, and with what reason (SPEC
+        3.6). Its automatic answers and its setup have limits of their own, which its
+        connection's timers enforce while it is connected: here they run while it is
+        away, so that an abort (after seeing our coin, say) loses at that limit. Anything
+        else, a move with or without a clock above all: the action limit, connected or
+        not, but not before a connection opened a grace period ago (its resends first),
+        and never beyond the limit plus one grace period."""
+        limits = self.config.limits
+        if owed in DUTIES or owed == "setup":
+            if game.live is not None:
+                return None
+            return since + (limits.duty if owed in DUTIES else limits.setup), "time"
+        when = since + self.action_limit
+        if game.live is not None and game.connected_at + limits.grace > when:
+            when = min(game.connected_at + limits.grace, when + limits.grace)
+        return when, "abandoned"
+
+    def _claim(self, game: _Game, owed: str, reason: str) -> None:
+        session = game.session
+        words = OWED_WORDS.get(owed, owed)
+        if reason == "time":
+            self.status(game, f"the other player is away and has not sent {words} in time: "
+                        "claiming the game")
+            with contextlib.suppress(LocalProtocolError):  # (refused: the game moved on)
+                session.perform(lambda p: p.claim_forfeit("time"))
+            game.stalled = session.done
+            return
+        self.status(game, f"the other player has owed {words} for {self.action_limit:g} s "
+                    "(this host's limit): claiming the game")
+        session.claim_abandonment()  # ("audit" once the game is over)
+        game.stalled = session.done
+
     def _free(self, game: _Game) -> None:
         if game.slot:
             game.slot = False
@@ -422,8 +556,12 @@ class _MultiHost:
             self.stats.dropped += 1
             if trio.current_time() > game.begin_by:
                 self.stats.late += 1
+                self._cool(game.source)
             self.status(game, "given up: the joiner left before the game began")
             return
+        if game.stalled:
+            self.stats.stalled += 1
+            self._cool(game.source)
         if outcome == "halted":
             self.stats.halted += 1
             after = ("it resumes from its file when this host runs again"
@@ -435,6 +573,17 @@ class _MultiHost:
         self.on_game_end(game.number, game.session)
         if self.games_total is not None and self.stats.finished >= self.games_total:
             self.enough.set()
+
+    def _cool(self, source: str) -> None:
+        """No new game from `source` for the cool-down (SPEC 3.4): one of its games lapsed.
+        Expired entries are dropped as new ones come, so the table stays small."""
+        if not source:  # (a game resumed from disk: its source is not known)
+            return
+        now = trio.current_time()
+        while self.cooling and next(iter(self.cooling.values())) <= now:
+            self.cooling.popitem(last=False)
+        self.cooling.pop(source, None)
+        self.cooling[source] = now + self.config.admission.lapse_cooldown
 
     # -- the whole run --------------------------------------------------------------------------
 
@@ -485,6 +634,7 @@ async def host_many(
     max_games: int,
     *,
     games_total: int | None = None,
+    action_limit: float = ACTION_LIMIT,
     on_status: Callable[[str], None] = lambda s: None,
     on_game_end: Callable[[int, GameSession], None] = lambda n, s: None,
     stop: trio.Event | None = None,
@@ -496,9 +646,57 @@ async def host_many(
     goodbye, games in progress are left resumable, and the counts are returned. With
     `config.resume`, unfinished hosted games saved under the newest one's join secret are
     picked up first (they count against `max_games`). `on_game_end(number, session)` is
-    called as each game ends; the session's transcript file is still open then."""
+    called as each game ends; the session's transcript file is still open then. A joiner
+    that has owed the same thing for `action_limit` seconds loses its game by our claim
+    (SPEC 3.6)."""
     if max_games < 1:
         raise ValueError("max_games is at least 1")
     host = _MultiHost(config, run_seat_factory, max_games, games_total, on_status,
-                      on_game_end)
+                      on_game_end, action_limit)
     return await host.run(stop, task_status)
+
+
+def _owed_mark(flow: GameFlow) -> tuple[object, ...] | None:
+    """What the joiner owes us now and where the game stands, or None when it owes
+    nothing (or we owe first). A new mark is a new obligation: the joiner answered, or we
+    moved. Chat changes nothing here, so it buys no time."""
+    owed = flow.owes(JOINER)
+    if owed is None or flow.owes(HOST) is not None:
+        return None
+    game, pending = flow.game, flow.pending
+    return (owed, flow.phase, game.ply if game is not None else -1,
+            pending.ply if pending is not None else -1, flow.next_seq(HOST))
+
+
+def _hello_key(frame: bytes) -> bytes | None:
+    """The key a game message names when it is a hello; None for anything else (what is
+    not even a message is for the session to judge)."""
+    try:
+        body = Envelope.decode(frame).body()
+    except WireError:
+        return None
+    key = body.get("key") if body.type == "hello" else None
+    return key if isinstance(key, bytes) else None
+
+
+class _SecondGame(SessionError):
+    """A joiner key with an unfinished game here asked for another (SPEC 3.4)."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__("you have an unfinished game on this host, whose coin toss is made: "
+                         "it is resumed, not replaced (run the same join command to go on "
+                         "with it); a new game can start once it is over")
+        self.number = number
+
+
+class _JoinerChannel(FramedChannel):
+    """A joiner's connection; `before_hello`, when set, sees every frame before the game
+    does (`_MultiHost._one_game_per_key`), and may refuse the joiner by raising."""
+
+    before_hello: Callable[[bytes], None] | None = None
+
+    async def receive(self) -> bytes:
+        frame = await super().receive()
+        if self.before_hello is not None:
+            self.before_hello(frame)
+        return frame

@@ -6,6 +6,9 @@ before it sends and before it acts on what it received, and it sends nothing (an
 peer no count of what it holds) until `sync_in_thread` says every append so far is durable.
 `append` itself only hands the bytes to the operating system, and the fsync runs on a worker
 thread: a many-game host must not stall every game while one disk flush completes.
+
+An open transcript is locked for this process (`game_lock`, SPEC 3.5): created locked, and
+reopened locked before a byte of it is read, so two processes never resume one game.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
+from p2pgotg.net.game_lock import lock_game_file
 from p2pgotg.net.paths import fsync_dir
 from p2pgotg.protocol.peer import Record
 from p2pgotg.protocol.transcript import Transcript, encode_header, encode_record, parse
@@ -44,9 +48,14 @@ class TranscriptFile:
 
     @classmethod
     def create(cls, path: Path, role: str, key: bytes) -> TranscriptFile:
-        """A new file, owner-only (0600); refuses to overwrite an existing one."""
+        """A new file, owner-only (0600) and locked; refuses to overwrite an existing one."""
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
+        try:
+            lock_game_file(fd, path)  # (another process that found it at once: never ours)
+        except OSError:
+            os.close(fd)
+            raise
         f = cls(path, fd)
         f._new_entry = True
         f._write(encode_header(role, key))
@@ -54,14 +63,21 @@ class TranscriptFile:
 
     @classmethod
     def open_existing(cls, path: Path) -> tuple[TranscriptFile, Transcript]:
-        """Reopen for appending after a restart; a torn last record is cut off first."""
-        data = path.read_bytes()
-        transcript = parse(data)
+        """Reopen for appending after a restart; a torn last record is cut off first.
+        Locked before it is read: raises GameInUseError while another process has it
+        open (what that one wrote after our read would otherwise be lost to us)."""
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)
-        if transcript.torn_tail:
-            os.ftruncate(fd, _intact_length(data))
-            os.fsync(fd)
-            transcript.torn_tail = False
+        try:
+            lock_game_file(fd, path)
+            data = path.read_bytes()
+            transcript = parse(data)
+            if transcript.torn_tail:
+                os.ftruncate(fd, _intact_length(data))
+                os.fsync(fd)
+                transcript.torn_tail = False
+        except BaseException:
+            os.close(fd)
+            raise
         return cls(path, fd), transcript
 
     @property

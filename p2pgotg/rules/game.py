@@ -65,13 +65,20 @@ class PlyRecord:
         return self  # (immutable: a copy of a game shares its values)
 
 
-#: A position for the chasing rule: what stands on each square, and the side to move.
-PositionKey = tuple[tuple[Piece | None, ...], Side]
+#: A position for the chasing rule (SPEC 1.9): one byte per square, 0 for an empty square
+#: and `_code(piece)` for a piece, then the side to move. Bytes hash in C, so a position is
+#: looked up among all earlier ones at once, not compared with each in turn.
+PositionKey = bytes
 #: What `pop` restores (see `Game._snapshot`).
 _Snapshot = tuple[
     list[Piece | None], dict[Piece, int], dict[Piece, int], Side, int, int, int, int,
-    Outcome | None,
+    Outcome | None, bytes,
 ]
+
+
+def _code(piece: Piece) -> int:
+    """A piece's byte in a `PositionKey`: 1 to 21 White's piece ids, 22 to 42 Black's."""
+    return 1 + piece.pid + (21 if piece.side is Side.BLACK else 0)
 
 
 @dataclass
@@ -83,8 +90,12 @@ class _State:
     ply: int = 0
     eliminated: list[Piece] = field(default_factory=list)
     records: list[PlyRecord] = field(default_factory=list)
-    positions: list[PositionKey] = field(default_factory=list)
     outcome: Outcome | None = None
+    codes: bytearray = field(default_factory=lambda: bytearray(SQUARES))  # `_code` by square
+    # The chasing rule's memory (kept only when it is on): every position so far, in order
+    # (for `pop`), and how often each occurred (for the lookup).
+    positions: list[PositionKey] = field(default_factory=list)
+    seen: dict[PositionKey, int] = field(default_factory=dict)
 
 
 class Game:
@@ -120,7 +131,7 @@ class Game:
                 board[sq] = piece
                 where[piece] = sq
         self._s = _State(board=board, where=where, arrived={p: 0 for p in where})
-        self._s.positions.append(self._key())
+        self._start_positions()
         self._undo: list[_Snapshot] = []
         self._undo_limit: int | None = None
         self._check_stuck()
@@ -134,12 +145,13 @@ class Game:
         twin.options = self.options
         twin._ranks = dict(self._ranks)
         twin._s = _State(list(s.board), dict(s.where), dict(s.arrived), s.turn, s.ply,
-                         list(s.eliminated), list(s.records), list(s.positions), s.outcome)
+                         list(s.eliminated), list(s.records), s.outcome, bytearray(s.codes),
+                         list(s.positions), dict(s.seen))
         twin._undo_limit = self._undo_limit
         twin._undo = [(list(board), dict(where), dict(arrived), turn, ply, n_elim, n_records,
-                       n_positions, outcome)
+                       n_positions, outcome, codes)
                       for board, where, arrived, turn, ply, n_elim, n_records, n_positions,
-                      outcome in self._undo]
+                      outcome, codes in self._undo]
         return twin
 
     # -- construction -------------------------------------------------------------------
@@ -222,7 +234,7 @@ class Game:
         game._s = _State(
             board=board, where=where, arrived={p: 0 for p in where}, turn=Side(turn)
         )
-        game._s.positions.append(game._key())
+        game._start_positions()
         game._undo = []
         game._undo_limit = None
         game._check_stuck()
@@ -390,12 +402,16 @@ class Game:
         if not self._undo:
             raise IllegalMoveError("no move to take back")
         s = self._s
-        board, where, arrived, turn, ply, n_elim, n_records, n_positions, outcome = (
+        board, where, arrived, turn, ply, n_elim, n_records, n_positions, outcome, codes = (
             self._undo.pop()
         )
         taken = s.records[-1] if len(s.records) > n_records else None
-        s.board, s.where, s.arrived = board, where, arrived
+        s.board, s.where, s.arrived, s.codes = board, where, arrived, bytearray(codes)
         s.turn, s.ply, s.outcome = turn, ply, outcome
+        for key in s.positions[n_positions:]:
+            s.seen[key] -= 1
+            if not s.seen[key]:
+                del s.seen[key]
         del s.eliminated[n_elim:], s.records[n_records:], s.positions[n_positions:]
         return taken
 
@@ -422,7 +438,7 @@ class Game:
         s = self._s
         return (
             list(s.board), dict(s.where), dict(s.arrived), s.turn, s.ply,
-            len(s.eliminated), len(s.records), len(s.positions), s.outcome,
+            len(s.eliminated), len(s.records), len(s.positions), s.outcome, bytes(s.codes),
         )
 
     def _settle(
@@ -477,11 +493,13 @@ class Game:
         s = self._s
         move, piece = record.move, record.piece
         s.board[move.from_square] = None
+        s.codes[move.from_square] = 0
         del s.where[piece]
         if record.defender is None or record.result is ChallengeResult.ATTACKER_WINS:
             if record.defender is not None:
                 self._remove(record.defender)
             s.board[move.to_square] = piece
+            s.codes[move.to_square] = _code(piece)
             s.where[piece] = move.to_square
             s.arrived[piece] = s.ply + 1
         elif record.result is ChallengeResult.DEFENDER_WINS:
@@ -492,7 +510,8 @@ class Game:
         s.records.append(record)
         s.ply += 1
         s.turn = s.turn.other
-        s.positions.append(self._key())
+        if self.options.chasing:
+            self._occurred(self._key(s.codes, s.turn))
         if record.lost_flag is not None:
             s.outcome = Outcome(Termination.FLAG_CAPTURED, record.lost_flag.other)
         else:
@@ -502,6 +521,7 @@ class Game:
         s = self._s
         sq = s.where.pop(piece)
         s.board[sq] = None
+        s.codes[sq] = 0
         s.eliminated.append(piece)
 
     def _check_stuck(self) -> None:
@@ -514,12 +534,15 @@ class Game:
 
     # -- anti-stalling (seed 003) -------------------------------------------------------
 
-    def _own_records(self, side: Side) -> list[PlyRecord]:
-        return [r for r in self._s.records if r.side is side]
+    def _own_records(self, side: Side, count: int) -> list[PlyRecord]:
+        """The side's last `count` moves (fewer at the start). The sides move in turn, so
+        they are among the last 2 x `count` moves of the game: a look at those, never at
+        the whole history (each legal-move check would otherwise read every move so far)."""
+        return [r for r in self._s.records[-2 * count:] if r.side is side][-count:]
 
     def _breaks_two_squares(self, piece: Piece, move: Move) -> bool:
         """Three moves in a row by this piece between the same two squares forbid a 4th."""
-        last = self._own_records(piece.side)[-3:]
+        last = self._own_records(piece.side, 3)
         if len(last) < 3:
             return False
         pair = {move.from_square, move.to_square}
@@ -549,17 +572,31 @@ class Game:
             return False
         if move.to_square not in neighbours(evaded_to):
             return False
-        own = self._own_records(piece.side)
+        own = self._own_records(piece.side, 1)
         if not own or own[-1].piece != piece or own[-1].move.to_square != here:
             return False  # it did not threaten by moving next to the evader on its last turn
         if own[-1].move.from_square == move.to_square:
             return False  # straight back to where it stood on the preceding turn
-        board = list(s.board)
-        board[move.from_square], board[move.to_square] = None, piece
-        return (tuple(board), s.turn.other) in s.positions
+        after = bytearray(s.codes)
+        after[move.from_square], after[move.to_square] = 0, _code(piece)
+        return self._key(after, s.turn.other) in s.seen
 
-    def _key(self) -> PositionKey:
-        return (tuple(self._s.board), self._s.turn)
+    @staticmethod
+    def _key(codes: bytearray, turn: Side) -> PositionKey:
+        return bytes(codes) + bytes((turn,))
+
+    def _start_positions(self) -> None:
+        """The codes of the first position, and (chasing on) that it occurred."""
+        s = self._s
+        for piece, sq in s.where.items():
+            s.codes[sq] = _code(piece)
+        if self.options.chasing:
+            self._occurred(self._key(s.codes, s.turn))
+
+    def _occurred(self, key: PositionKey) -> None:
+        s = self._s
+        s.positions.append(key)
+        s.seen[key] = s.seen.get(key, 0) + 1
 
     # -- claims and agreed endings ------------------------------------------------------
 

@@ -98,6 +98,8 @@ class Controller:
         self._token: trio.lowlevel.TrioToken | None = None
         self._nursery: trio.Nursery | None = None
         self._game: trio.CancelScope | None = None
+        self._game_over = trio.Event()  # the last game's task has ended (files closed)
+        self._game_over.set()
         self._generation = 0
         self._stopping = False
         self._resume_asked = False  # the offer to resume a bot game is made once a run
@@ -249,25 +251,33 @@ class Controller:
 
     async def _run(self, mode: Mode, invite: str | None, generation: int) -> None:
         state = self.state
-        with trio.CancelScope() as scope:
-            self._game = scope
-            state.mode, state.fatal, state.finished = mode, None, False
-            self.invalidate()
-            try:
-                if mode is Mode.BOT:
-                    await self._bot_game(generation)
-                elif mode is Mode.HOST:
-                    await self._host(generation)
-                else:
-                    assert invite is not None
-                    await self._join(invite, generation)
-            except Exception as exc:  # noqa: BLE001  (shown, and logged when a bug)
-                if self._current(generation):
-                    state.fatal = explain(exc)
-            if self._current(generation):
-                state.finished = True
-                state.absorb()
+        before, self._game_over = self._game_over, trio.Event()
+        over = self._game_over
+        try:
+            with trio.CancelScope() as scope:
+                self._game = scope
+                # The game before (cancelled) closes its transcript first: it holds the
+                # lock that resuming that game takes (SPEC 3.5), in this process too.
+                await before.wait()
+                state.mode, state.fatal, state.finished = mode, None, False
                 self.invalidate()
+                try:
+                    if mode is Mode.BOT:
+                        await self._bot_game(generation)
+                    elif mode is Mode.HOST:
+                        await self._host(generation)
+                    else:
+                        assert invite is not None
+                        await self._join(invite, generation)
+                except Exception as exc:  # noqa: BLE001  (shown, and logged when a bug)
+                    if self._current(generation):
+                        state.fatal = explain(exc)
+                if self._current(generation):
+                    state.finished = True
+                    state.absorb()
+                    self.invalidate()
+        finally:
+            over.set()
 
     async def _ticker(self) -> None:
         """Redraw the clocks while they run."""
