@@ -169,7 +169,7 @@ async def one(timer: Timer, stay: float, period: float, folder: Path) -> tuple[f
                 await staller.connect(host, nursery, stay)
                 if timer.limit == LIMITS.abandon and not claimed_at \
                         and host.away_too_long(trio.current_time()):
-                    host.claim_abandonment()
+                    host.claim_overdue(trio.current_time())
                 await _wait_away(host, timer, period - stay, claimed_at)
             nursery.cancel_scope.cancel()
     return claimed_at[0] - owed_at[0], connections
@@ -183,7 +183,7 @@ async def _wait_away(host: GameSession, timer: Timer, gap: float, claimed: list[
     while trio.current_time() < end and not claimed:
         await trio.sleep(min(1.0, end - trio.current_time()))
         if timer.limit == LIMITS.abandon and host.away_too_long(trio.current_time()):
-            host.claim_abandonment()
+            host.claim_overdue(trio.current_time())
 
 
 def bound(timer: Timer, stay: float, period: float) -> float:

@@ -244,7 +244,7 @@ async def test_away_time_adds_up_across_reconnects(tmp_path, autojump_clock):
     now = trio.current_time()
     assert host.away_for(now) > limits.abandon
     assert now < limits.abandon * 3 / 2.5 + 10  # (away 5/6 of the time)
-    host.claim_abandonment()
+    host.claim_overdue(trio.current_time())
     assert claims_in(host) == [(HOST, "abandoned")]
 
 

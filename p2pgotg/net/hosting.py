@@ -98,6 +98,7 @@ async def host_game(
         saved = unfinished_games(config.save_dir, HOST, config.key)
         if saved and saved[0].join_secret is not None:
             session = resume_session(saved[0], config.key, fingerprint, config.limits)
+            session.on_claim = on_status
             join_secret = saved[0].join_secret
             if not listen_port and saved[0].port:
                 listen_port = saved[0].port  # so that the joiner's invite still reaches us
@@ -183,7 +184,7 @@ async def host_game(
         if new_game:
             peer = Peer(HOST, config.key, fingerprint, config.options)
             session = GameSession(peer, config.save_dir, join_secret, config.limits,
-                                  listen_port=bound_port[0])
+                                  listen_port=bound_port[0], on_claim=on_status)
             begin_by[0] = ticket.pregame_deadline
             have = 0
         assert session is not None
@@ -256,14 +257,13 @@ async def host_game(
                         and trio.current_time() - session.away_since > config.limits.linger:
                     finished.set()  # (a clean end: we hold all we need, and the joiner did not
                     # come back for our last messages while it could have)
-                elif session.peer.flow.game_id is not None \
-                        and session.away_too_long(trio.current_time()):
+                elif session.peer.flow.game_id is not None:
                     # (before the game has an id nothing is saved: wait for a joiner as at
                     # first)
-                    if not session.done:
-                        on_status("the other player stayed away too long: claiming the game")
-                    session.claim_abandonment()  # (nothing to claim when the game is done)
-                    finished.set()
+                    now = trio.current_time()
+                    session.claim_overdue(now)  # (deadlines run while it is away)
+                    if session.away_too_long(now):
+                        finished.set()
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:  # a ListenError, say: raised as itself, not a group
         raise unwrap(group) from None

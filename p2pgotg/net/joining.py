@@ -78,6 +78,7 @@ async def join_game(
         for saved in unfinished_games(config.save_dir, JOINER, config.key):
             if saved.join_secret is not None and equal(saved.join_secret, invite.secret):
                 session = resume_session(saved, config.key, bytes(32), limits)
+                session.on_claim = _about_the_host(on_status)
                 on_status(f"resuming the unfinished game saved in {saved.path.name}")
                 break
     delay = limits.retry[0]
@@ -140,10 +141,9 @@ async def join_game(
                     session.link = Link.RECONNECTING
                     if session.away_since is None:
                         session.away_since = trio.current_time()
-                    if session.away_too_long(trio.current_time()):
-                        if not session.done:
-                            on_status("the host stayed away too long: claiming the game")
-                        session.claim_abandonment()  # (nothing to claim when it is done)
+                    now = trio.current_time()
+                    session.claim_overdue(now)  # (deadlines run while it is away)
+                    if session.away_too_long(now):
                         break
                 await trio.sleep(delay)
                 delay = min(delay * 2, limits.retry[1])
@@ -229,7 +229,8 @@ async def _one_connection(
         if session is None:
             fingerprint = certificate_fingerprint(peer_certificate(stream))
             peer = Peer(JOINER, config.key, fingerprint)
-            session = box[0] = GameSession(peer, config.save_dir, invite.secret, limits)
+            session = box[0] = GameSession(peer, config.save_dir, invite.secret, limits,
+                                           on_claim=_about_the_host(on_status))
             on_session(session)
             nursery.start_soon(_refuse_our_own_key, session)
             nursery.start_soon(run_seat, session)
@@ -262,3 +263,8 @@ def _host_awaits_our_hello(session: GameSession, ok: dict, peer_has: int) -> boo
     hellos = session.peer.flow.senders[HOST].hashes
     return (ok.get("game") is None and peer_has == 0 and bool(hellos)
             and isinstance(ok.get("first"), bytes) and equal(ok["first"], hellos[0]))
+
+
+def _about_the_host(on_status: Callable[[str], None]) -> Callable[[str], None]:
+    """A claim's words as the joiner says them: the other player is the host."""
+    return lambda words: on_status(words.replace("the other player", "the host"))

@@ -34,14 +34,13 @@ alone; the others go on.
 
 from __future__ import annotations
 
-import contextlib
 import gc
 import hmac
 import math
 import secrets
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 
 import trio
@@ -76,9 +75,8 @@ from p2pgotg.net.tls import (
     public_key_pin,
     server_context,
 )
-from p2pgotg.protocol import HOST, JOINER, LocalProtocolError, Peer
+from p2pgotg.protocol import HOST, JOINER, Peer
 from p2pgotg.protocol.envelope import Envelope
-from p2pgotg.protocol.flow import DUTIES, OWED_WORDS, GameFlow
 from p2pgotg.protocol.wire import WireError
 
 SeatFactory = Callable[[int], SeatRunner]
@@ -111,7 +109,7 @@ class MultiHostStats:
     refused: int = 0  # every other refusal (wrong secret, unknown game, bad greeting...)
     late: int = 0  # games dropped because they did not begin within the pre-game limit
     halted: int = 0  # games stopped because their transcript could not be written
-    stalled: int = 0  # games claimed because their joiner made no progress (`_due`)
+    stalled: int = 0  # games claimed because their joiner made no progress (SPEC 3.6)
 
 
 def tune_collector_for_many_games() -> None:
@@ -142,7 +140,6 @@ class _Game:
     begin_by: float = math.inf  # its hellos must be in by then (SPEC 3.4, pre-game limit)
     source: str = ""  # where its first connection came from (`admission.source_of`)
     connected_at: float = 0.0  # when its current connection (`live`) opened
-    stalled: bool = False  # claimed by the host's limits while its joiner made no progress
     wake: trio.Event = field(default_factory=trio.Event)
 
     def __post_init__(self) -> None:
@@ -162,6 +159,8 @@ class _MultiHost:
         self.factory = factory
         self.max_games = max_games
         self.action_limit = action_limit
+        #: Each game's limits: the host's, with its own limit on any one owed action.
+        self.limits = replace(config.limits, action=action_limit)
         # source -> until when it starts no new game (a game of its lapsed), oldest first
         self.cooling: OrderedDict[str, float] = OrderedDict()
         self.games_total = games_total
@@ -205,11 +204,12 @@ class _MultiHost:
         for found in saved:
             if found.join_secret is None or not equal(found.join_secret, secret):
                 continue
-            session = resume_session(found, config.key, self.fingerprint, config.limits)
+            session = resume_session(found, config.key, self.fingerprint, self.limits)
             session.link = Link.RECONNECTING
             session.away_since = trio.current_time()
             self.numbers += 1
             game = _Game(self.numbers, session)
+            session.on_claim = partial(self.status, game)
             self.games.append(game)
             self.active += 1
             self.stats.resumed += 1
@@ -321,11 +321,12 @@ class _MultiHost:
         self.active += 1  # the slot is ours from here (no other handler can take it)
         config = self.config
         peer = Peer(HOST, config.key, self.fingerprint, config.options)
-        session = GameSession(peer, config.save_dir, self.join_secret, config.limits,
+        session = GameSession(peer, config.save_dir, self.join_secret, self.limits,
                               listen_port=self.listen_port)
         self.numbers += 1
         game = _Game(self.numbers, session, begin_by=ticket.pregame_deadline,
                      source=ticket.address)
+        session.on_claim = partial(self.status, game)
         self.games.append(game)
         self.stats.started += 1
         assert self.nursery is not None
@@ -425,7 +426,6 @@ class _MultiHost:
         run_seat = self.factory(game.number)
         async with trio.open_nursery() as nursery:
             nursery.start_soon(run_seat, session)
-            nursery.start_soon(self._hold_to_the_limits, game)
             outcome = await self._until_over(game)
             nursery.cancel_scope.cancel()
         self._end(game, outcome)
@@ -469,80 +469,16 @@ class _MultiHost:
                     # The joiner left without confirming our last messages: it had them
                     # all (its goodbye was lost), or it would have been back by now.
                     return "unconfirmed"
-                elif session.away_too_long(trio.current_time()):
-                    if not session.done:
-                        self.status(game, "the other player stayed away too long: "
-                                    "claiming the game")
-                    session.claim_abandonment()  # (nothing to claim when the game is done)
-                    return "abandoned"
+                else:
+                    now = trio.current_time()
+                    session.claim_overdue(now)  # (deadlines run while it is away)
+                    if session.away_too_long(now):
+                        return "abandoned"
             if game.live is not None and not session.done:
                 await game.wake.wait()  # (poked when the connection ends or the game is done)
                 continue
             with trio.move_on_after(self.poll):  # (to see how long the joiner stays away)
                 await session.wait_changed()
-
-    async def _hold_to_the_limits(self, game: _Game) -> None:
-        """Claim the game when the joiner has owed the same thing too long by our clock
-        (`_due`): the host's limit per owed action, and the duty and setup limits while
-        the joiner is away. Chat, keepalives and reconnecting are no progress; the answer
-        is, or a new obligation after our next message."""
-        session = game.session
-        mark: tuple[object, ...] | None = None
-        since = trio.current_time()
-        while not session.done:
-            now = trio.current_time()
-            now_mark = _owed_mark(session.peer.flow)
-            if now_mark != mark:
-                mark, since = now_mark, now
-            due = None if mark is None else self._due(game, str(mark[0]), since)
-            if due is None:
-                await session.wait_changed()
-                continue
-            when, reason = due
-            if game.live is None:  # (away: look again now and then, a connection may open)
-                when = min(when, now + self.poll)
-            with trio.move_on_at(when):
-                await session.wait_changed()
-                continue
-            if trio.current_time() < due[0] or _owed_mark(session.peer.flow) != mark:
-                continue
-            assert mark is not None
-            self._claim(game, str(mark[0]), reason)
-            if not session.done:  # (our view refused the claim: wait for a change)
-                await session.wait_changed()
-
-    def _due(self, game: _Game, owed: str, since: float) -> tuple[float, str] | None:
-        """When we claim what the joiner owes since `since`, and with what reason (SPEC
-        3.6). Its automatic answers and its setup have limits of their own, which its
-        connection's timers enforce while it is connected: here they run while it is
-        away, so that an abort (after seeing our coin, say) loses at that limit. Anything
-        else, a move with or without a clock above all: the action limit, connected or
-        not, but not before a connection opened a grace period ago (its resends first),
-        and never beyond the limit plus one grace period."""
-        limits = self.config.limits
-        if owed in DUTIES or owed == "setup":
-            if game.live is not None:
-                return None
-            return since + (limits.duty if owed in DUTIES else limits.setup), "time"
-        when = since + self.action_limit
-        if game.live is not None and game.connected_at + limits.grace > when:
-            when = min(game.connected_at + limits.grace, when + limits.grace)
-        return when, "abandoned"
-
-    def _claim(self, game: _Game, owed: str, reason: str) -> None:
-        session = game.session
-        words = OWED_WORDS.get(owed, owed)
-        if reason == "time":
-            self.status(game, f"the other player is away and has not sent {words} in time: "
-                        "claiming the game")
-            with contextlib.suppress(LocalProtocolError):  # (refused: the game moved on)
-                session.perform(lambda p: p.claim_forfeit("time"))
-            game.stalled = session.done
-            return
-        self.status(game, f"the other player has owed {words} for {self.action_limit:g} s "
-                    "(this host's limit): claiming the game")
-        session.claim_abandonment()  # ("audit" once the game is over)
-        game.stalled = session.done
 
     def _free(self, game: _Game) -> None:
         if game.slot:
@@ -559,7 +495,8 @@ class _MultiHost:
                 self._cool(game.source)
             self.status(game, "given up: the joiner left before the game began")
             return
-        if game.stalled:
+        verdict = game.session.verdict
+        if verdict is not None and HOST in verdict.claimants:
             self.stats.stalled += 1
             self._cool(game.source)
         if outcome == "halted":
@@ -654,18 +591,6 @@ async def host_many(
     host = _MultiHost(config, run_seat_factory, max_games, games_total, on_status,
                       on_game_end, action_limit)
     return await host.run(stop, task_status)
-
-
-def _owed_mark(flow: GameFlow) -> tuple[object, ...] | None:
-    """What the joiner owes us now and where the game stands, or None when it owes
-    nothing (or we owe first). A new mark is a new obligation: the joiner answered, or we
-    moved. Chat changes nothing here, so it buys no time."""
-    owed = flow.owes(JOINER)
-    if owed is None or flow.owes(HOST) is not None:
-        return None
-    game, pending = flow.game, flow.pending
-    return (owed, flow.phase, game.ply if game is not None else -1,
-            pending.ply if pending is not None else -1, flow.next_seq(HOST))
 
 
 def _hello_key(frame: bytes) -> bytes | None:

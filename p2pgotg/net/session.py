@@ -30,7 +30,7 @@ from p2pgotg.protocol import (
 )
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.events import ClaimMade, Event
-from p2pgotg.protocol.flow import DUTIES, HOST, JOINER
+from p2pgotg.protocol.flow import DUTIES, HOST, JOINER, OWED_WORDS
 from p2pgotg.protocol.printable import printable
 
 SESSION_VERSION = 1
@@ -81,6 +81,10 @@ class Limits:
     abandon: float = 180.0  # a peer that owes something, away this long in all, loses
     bye: float = 5.0  # at the end, how long to wait for the peer's goodbye
     grace: float = 5.0  # a claim waits this long after a (re)connection, once in all
+    #: A host's own limit on any one thing the peer owes (a move with or without a clock
+    #: included), connected or not: a policy, enforced by the protocol's abandonment claim
+    #: (SPEC 3.6). None: no such limit (the default of one-to-one games).
+    action: float | None = None
     retry: tuple[float, float] = (0.5, 5.0)  # reconnect back-off, first and longest
 
     @property
@@ -127,6 +131,8 @@ class GameSession:
     peer_has: int = 0  # how many of our messages the peer said it holds (greeting, then bye)
     peer_left: str | None = None  # the other side said it is going: one of LEAVE_REASONS
     on_done: Callable[[], None] | None = None  # called once, when the game becomes done
+    #: Called with the words for the user whenever we claim the game (a limit passed).
+    on_claim: Callable[[str], None] | None = None
     #: Why the transcript cannot be written; set once, and from then on nothing is sent or
     #: saved in this run (the file stays as it was: at most a torn last record, never sent).
     storage_failure: str | None = None
@@ -493,7 +499,7 @@ class GameSession:
         clocked = bool(clocks.limit or clocks.per_move)
         clock = (clocks.running, clocks.since) if clocked else None
         owed = self._owed
-        if owed is not None and owed[0] == "move" and not clocked:
+        if owed is not None and owed[0] == "move" and not clocked and self.limits.action is None:
             owed = None
         return (self.done, owed, self._owed_since if owed else None, len(flow.audits), clock)
 
@@ -521,21 +527,62 @@ class GameSession:
 
     def deadline(self, now: float) -> tuple[float, str] | None:
         """When, by our reading, a claim against the peer falls due, and its reason
-        ("time" or "audit"); None when no limit runs (SPEC 3.6)."""
+        ("time", "audit", or "abandoned" for the host's action limit); None when no limit
+        runs (SPEC 3.6). Every deadline is a fixed moment: it runs whether or not a
+        connection is up."""
         owed, flow, limits = self._owed, self.peer.flow, self.limits
         if owed is None:
             return None
-        kind = owed[0]
+        kind, since = owed[0], self._owed_since
+        found: list[tuple[float, str]] = []
         if kind in DUTIES:
-            return self._owed_since + limits.duty, "time"
-        if kind == "setup":
-            return self._owed_since + limits.setup, "time"
-        if kind == "move":  # (when the clock ran out: a moment past, never "now")
+            found.append((since + limits.duty, "time"))
+        elif kind == "setup":
+            found.append((since + limits.setup, "time"))
+        elif kind == "move":  # (when the clock ran out: a moment past, never "now")
             due = self.clocks.deadline(self.peer.peer_role, now)
-            return None if due is None else (due, "time")
-        if kind == "audit" and self.peer.role in flow.audits and flow.audit_claim is None:
-            return self._owed_since + limits.audit, "audit"
+            if due is not None:
+                found.append((due, "time"))
+        elif kind == "audit" and self.peer.role in flow.audits and flow.audit_claim is None:
+            found.append((since + limits.audit, "audit"))
+        if limits.action is not None and not (kind == "audit" and (
+                self.peer.role not in flow.audits or flow.audit_claim is not None)):
+            found.append((since + limits.action, "audit" if kind == "audit" else "abandoned"))
+        return min(found) if found else None
+
+    def overdue(self, now: float) -> str | None:
+        """The claim due now against a peer that is away (no connection up), or None: a
+        deadline that has passed (deadlines run while it is away too, SPEC 3.6), or away
+        time over the abandonment limit. While a connection is up, its timers claim."""
+        if self.done or self.away_since is None or self.peer.flow.game_id is None:
+            return None
+        due = self.deadline(now)
+        if due is not None and now >= due[0]:
+            return due[1]
+        if self._owed is not None and self.away_for(now) > self.limits.abandon:
+            return "audit" if self.peer.flow.is_over else "abandoned"
         return None
+
+    def claim_overdue(self, now: float) -> bool:
+        """Make the claim `overdue` finds; False when nothing is due, or our own view refused
+        it (the game moved on)."""
+        reason = self.overdue(now)
+        return reason is not None and self._claim(reason)
+
+    def _claim_words(self, reason: str, now: float) -> str:
+        owed = self._owed
+        what = OWED_WORDS.get(str(owed[0]), "its part") if owed is not None else "its part"
+        limit = self.limits.action
+        away = "away and " if self.away_since is not None else ""
+        if reason == "time":
+            words = f"the other player is {away}has not sent {what} in time"
+        elif limit is not None and owed is not None and now >= self._owed_since + limit:
+            words = f"the other player has owed {what} for {limit:g} s (this host's limit)"
+        elif reason == "audit" and self.away_since is None:
+            words = "the other player has not opened its commitments in time"
+        else:
+            words = "the other player stayed away too long"
+        return f"{words}: claiming the game"
 
     def away_for(self, now: float) -> float:
         """How long the peer has been away (no working connection) in all while owing
@@ -557,7 +604,7 @@ class GameSession:
 
     def away_too_long(self, now: float) -> bool:
         """Time to give up waiting for the peer: it owes us something and has been away
-        for the abandonment limit in all (claim the game: `claim_abandonment`), or the game
+        for the abandonment limit in all (claim the game: `claim_overdue`), or the game
         is done and it has not come back for our last messages within that limit."""
         if self.done:
             return self.away_since is not None and now - self.away_since > self.limits.abandon
@@ -589,18 +636,16 @@ class GameSession:
                 await self._retime.wait()
 
     def _claim(self, reason: str) -> bool:
-        """Make the claim; False when our own view refuses it (the game ended meanwhile)."""
+        """Make the claim, and say so (`on_claim`); False when our own view refuses it (the
+        game ended meanwhile)."""
+        words = self._claim_words(reason, trio.current_time())
         try:
             self.perform(lambda p: p.claim_forfeit(reason))
         except LocalProtocolError:
             return False
+        if self.on_claim is not None:
+            self.on_claim(words)
         return True
-
-    def claim_abandonment(self) -> None:
-        """The peer stayed away past the limit: claim the game (recorded, and sent if it
-        ever comes back); once the game is over, that it refused the audit."""
-        if not self.done and self.peer.flow.game_id is not None:
-            self._claim("audit" if self.peer.flow.is_over else "abandoned")
 
     async def leave(self, why: str, timeout: float = 2.0) -> None:
         """Tell the other side we are going (`declined` its rules, or `quit`), so that it
@@ -680,7 +725,7 @@ def check_control(frame: bytes, kind: str) -> dict[str, Any]:
     version = ctl.get("v")
     if isinstance(version, bool) or not isinstance(version, int):
         raise SessionError(f"the other side sent a session frame whose version is not a "
-                           f"number ({printable(repr(version), 20)}): it does not speak the "
+                           f"number ({printable(version, 20)}): it does not speak the "
                            "p2pgotg session protocol")
     if version != SESSION_VERSION:
         raise SessionError(f"the other side speaks p2pgotg session version "
