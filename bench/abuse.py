@@ -96,11 +96,11 @@ from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.multihost import tune_collector_for_many_games
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits, SessionError, control, parse_control
+from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.net.tls import client_context
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.players.levels import SEAT_DEFAULT
-from p2pgotg.protocol import HOST, LocalProtocolError, Phase
+from p2pgotg.protocol import HOST, LocalProtocolError, Phase, control
 
 KINDS = ("half_open", "tls_no_hi", "wrong_secret", "keepalive", "oversized", "chat", "stall")
 DEFAULT_MIX = ("half_open=25,tls_no_hi=20,wrong_secret=25,keepalive=15,oversized=14.5,chat=0.5,"
@@ -209,7 +209,7 @@ def _client_context() -> ssl.SSLContext:
 
 def _hi(secret: bytes) -> bytes:
     """A joiner's `hi` for a new game (SPEC 3.4), framed."""
-    return encode_frame(control("hi", secret=secret, game=None, have=0, first=None))
+    return encode_frame(control.encode(control.Hi(secret, None, 0, None)))
 
 
 @dataclass
@@ -229,12 +229,13 @@ async def _read_until_closed(stream: trio.abc.Stream, conn: _Conn) -> None:
         if not data:
             return
         for frame in decoder.feed(data):
-            ctl = parse_control(frame) if frame else None
-            if ctl is None:
+            try:
+                ctl = control.decode(frame) if frame else None
+            except control.ControlError:
                 continue
-            if ctl["ctl"] == "error":
-                raise Refused(str(ctl.get("reason", "")))
-            if ctl["ctl"] == "ok":
+            if isinstance(ctl, control.Refusal):
+                raise Refused(ctl.reason)
+            if isinstance(ctl, control.Ok):
                 conn.admitted = True
 
 

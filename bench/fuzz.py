@@ -7,7 +7,8 @@ Targets, each checked against what its documentation promises:
   of a reference parser, the only exception FrameTooLargeError (a NetError), and the bytes
   it keeps between reads never more than MAX_FRAME + the 4-byte header.
 - codecs: msgpack `unpack`, `Envelope.decode`, `Body.decode` (only WireError) and the
-  session's `parse_control` (never raises) on mutated real messages and bodies.
+  session's control-frame validator (`protocol.control.decode`: a frame, None, or a
+  ControlError, never anything else) on mutated real messages and bodies.
 - files: `parse` (only TranscriptError) and `replay` (never raises: `verify` reports) on
   mutated recorded transcripts from protocol/transcripts/.
 - verifier: a `GameFlow` replaying a recorded transcript, fed a mutated next message at a
@@ -51,7 +52,6 @@ if _ATHERIS:
 from p2pgotg.crypto import key_from_seed, public_bytes, sign
 from p2pgotg.net.errors import FrameTooLargeError
 from p2pgotg.net.framing import HEADER, MAX_FRAME, FrameDecoder
-from p2pgotg.net.session import control, parse_control
 from p2pgotg.protocol import (
     HOST,
     JOINER,
@@ -60,6 +60,7 @@ from p2pgotg.protocol import (
     RemoteProtocolError,
     RuleViolation,
     TranscriptError,
+    control,
     parse,
     replay,
 )
@@ -421,10 +422,9 @@ def load_corpus() -> Corpus:
             maps.append(unpack(b))
         except WireError:
             pass
-    controls = [control("hi", secret=bytes(16), game=None, have=0),
-                control("hi", secret=bytes(16), game=bytes(32), have=3),
-                control("ok", game=bytes(32), have=1, first=bytes(32)),
-                control("bye", have=7), control("error", reason="no")]
+    controls = [control.encode(frame) for frame in (
+        control.Hi(bytes(16), None, 0, None), control.Hi(bytes(16), bytes(32), 3, None),
+        control.Ok(bytes(32), 1, bytes(32)), control.Bye(7), control.Refusal("no"))]
     return Corpus(files, messages, bodies, maps, controls)
 
 
@@ -442,9 +442,11 @@ def fuzz_codecs(h: Harness, data: bytes) -> None:
         except Exception as exc:  # noqa: BLE001
             h.crash(f"codecs/{name}", exc, data)
     try:
-        parse_control(data)
+        control.decode(data)
+    except control.ControlError:
+        pass
     except Exception as exc:  # noqa: BLE001
-        h.crash("codecs/parse_control", exc, data)
+        h.crash("codecs/control", exc, data)
 
 
 def run_codecs(h: Harness, corpus: Corpus, n: int) -> None:

@@ -33,9 +33,9 @@ from p2pgotg.crypto import key_from_seed
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits, parse_control
+from p2pgotg.net.session import GameSession, Limits
 from p2pgotg.players.bot_seat import BotSeat
-from p2pgotg.protocol import HOST, JOINER, Peer, Phase, RemoteProtocolError
+from p2pgotg.protocol import HOST, JOINER, Peer, Phase, RemoteProtocolError, control
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.pair import det_rand
 from p2pgotg.rules import RuleOptions, Setup
@@ -119,7 +119,7 @@ class Staller:
                     except NetError:
                         inner.cancel_scope.cancel()
                         break
-                    if parse_control(frame) is not None:
+                    if control.is_control(frame):
                         continue
                     with contextlib.suppress(RemoteProtocolError):
                         self.peer.receive(frame)

@@ -30,6 +30,8 @@ import sys
 import threading
 import time
 
+import frames
+
 SERVICE = "_p2pgotg._tcp.local."
 
 
@@ -44,7 +46,6 @@ def fake_host(number: int, port: int, addresses: list[str]) -> None:
     from zeroconf import ServiceInfo, Zeroconf
 
     from p2pgotg.net.framing import FramedChannel
-    from p2pgotg.net.session import control, parse_control
     from p2pgotg.net.tls import certificate_fingerprint, make_certificate, server_context
     from p2pgotg.reach.pake import HOST_ROLE, PakeError, PakeSide
 
@@ -63,17 +64,17 @@ def fake_host(number: int, port: int, addresses: list[str]) -> None:
         channel = FramedChannel(stream)
         try:
             with trio.move_on_after(10):
-                first = parse_control(await channel.receive()) or {}
+                first = frames.fields(await channel.receive()) or {}
                 if first.get("ctl") != "pake":
                     return
                 say(f"pake {where}")
                 side = PakeSide(f"{number}-aardvark-absurd".encode(), fingerprint, HOST_ROLE)
                 side.finish(first.get("msg"))
-                await channel.send(control("pake", msg=side.message))
-                answer = parse_control(await channel.receive()) or {}
+                await channel.send(frames.raw("pake", msg=side.message))
+                answer = frames.fields(await channel.receive()) or {}
                 if "confirm" in answer:
                     say(f"guess {where}")
-                await channel.send(control("error", reason="wrong short code"))
+                await channel.send(frames.raw("error", reason="wrong short code"))
         except (PakeError, trio.BrokenResourceError, trio.ClosedResourceError, OSError):
             pass
         except Exception as exc:  # noqa: BLE001 (a fake: say what happened, keep serving)
@@ -99,8 +100,9 @@ def guesser(address: str, port: int, code: str, sessions: int) -> None:
     import trio
 
     from p2pgotg.net.framing import FramedChannel
-    from p2pgotg.net.session import SessionError, check_control, control
+    from p2pgotg.net.session import SessionError, expect
     from p2pgotg.net.tls import certificate_fingerprint, client_context, peer_certificate
+    from p2pgotg.protocol import control
     from p2pgotg.reach.pake import JOINER_ROLE, PakeSide
 
     async def main() -> None:
@@ -113,10 +115,10 @@ def guesser(address: str, port: int, code: str, sessions: int) -> None:
             side = PakeSide(code.encode(), certificate_fingerprint(peer_certificate(stream)),
                             JOINER_ROLE)
             channel = FramedChannel(stream)
-            await channel.send(control("pake", msg=side.message))
+            await channel.send(frames.raw("pake", msg=side.message))
             try:
                 with trio.fail_after(10):
-                    side.finish(check_control(await channel.receive(), "pake").get("msg"))
+                    side.finish(expect(await channel.receive(), control.Pake).msg)
             except SessionError as exc:
                 say(f"refused {exc}")
                 return
@@ -129,10 +131,10 @@ def guesser(address: str, port: int, code: str, sessions: int) -> None:
         say(f"{len(answered)} of {sessions} answered")
 
         async def confirm(channel: FramedChannel, side: PakeSide) -> None:
-            await channel.send(control("pake", confirm=side.confirm()))
+            await channel.send(frames.raw("pake", confirm=side.confirm()))
             try:
                 with trio.fail_after(10):
-                    check_control(await channel.receive(), "pake")
+                    expect(await channel.receive(), control.Pake)
                 say("confirmed")
             except SessionError as exc:
                 say(f"wrong {exc}")

@@ -17,6 +17,7 @@ import ssl
 from functools import partial
 from pathlib import Path
 
+import frames
 import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -35,10 +36,6 @@ from p2pgotg.net.session import (
     GameSession,
     Limits,
     SessionError,
-    check_control,
-    control,
-    hello_frame,
-    parse_control,
 )
 from p2pgotg.net.tls import (
     certificate_fingerprint,
@@ -134,14 +131,14 @@ async def test_hi_then_only_keepalives_loses_the_slot_at_the_pregame_limit(tmp_p
 
         async def squat(*, task_status=trio.TASK_STATUS_IGNORED) -> None:
             channel = await tls_channel(invite, source="127.0.0.2")  # (it cools down after)
-            await channel.send(hello_frame(invite.secret, None, 0))
-            check_control(await channel.receive(), "ok")
+            await channel.send(frames.hi(invite.secret, None, 0))
+            frames.expect_kind(await channel.receive(), "ok")
             task_status.started()
             async with trio.open_nursery() as inner:
                 inner.start_soon(channel.keep_alive)  # alive, but never a hello
                 try:
                     while True:
-                        ctl = parse_control(await channel.receive())
+                        ctl = frames.fields(await channel.receive())
                         if ctl is not None:
                             heard.append(ctl)
                 except NetError:
@@ -154,8 +151,8 @@ async def test_hi_then_only_keepalives_loses_the_slot_at_the_pregame_limit(tmp_p
                 for _ in range(2):
                     await squatters.start(squat)
                 third = await tls_channel(invite)  # both slots are held right now
-                await third.send(hello_frame(invite.secret, None, 0))
-                full = parse_control(await third.receive())
+                await third.send(frames.hi(invite.secret, None, 0))
+                full = frames.fields(await third.receive())
                 await third.aclose()
             # (the squatters' connections are closed by the host: the slots are free)
             game = await join_game(joiner(invite, tmp_path / "joiner"), bot_until(1))
@@ -174,14 +171,14 @@ async def test_the_one_game_host_drops_a_squatter_at_the_pregame_limit_too(tmp_p
         invite = Invite.decode(hosting.invites[0])
         with trio.fail_after(SAFETY):
             squatter = await tls_channel(invite)
-            await squatter.send(hello_frame(invite.secret, None, 0))
-            check_control(await squatter.receive(), "ok")
+            await squatter.send(frames.hi(invite.secret, None, 0))
+            frames.expect_kind(await squatter.receive(), "ok")
             said = []
             async with trio.open_nursery() as inner:
                 inner.start_soon(squatter.keep_alive)  # alive, but never a hello
                 try:
                     while True:
-                        said.append(parse_control(await squatter.receive()))
+                        said.append(frames.fields(await squatter.receive()))
                 except NetError:
                     pass
                 inner.cancel_scope.cancel()
@@ -201,8 +198,8 @@ async def test_a_lost_joiner_hello_cannot_be_used_to_take_the_game_over(tmp_path
         invite = await host.start(nursery)
         with trio.fail_after(SAFETY):
             first_joiner = await tls_channel(invite)
-            await first_joiner.send(hello_frame(invite.secret, None, 0))
-            check_control(await first_joiner.receive(), "ok")
+            await first_joiner.send(frames.hi(invite.secret, None, 0))
+            frames.expect_kind(await first_joiner.receive(), "ok")
             frame = await first_joiner.receive()  # the host's hello
             ours = Envelope.decode(frame).hash
             await first_joiner.aclose()  # our own hello is "lost" with this connection
@@ -210,12 +207,12 @@ async def test_a_lost_joiner_hello_cannot_be_used_to_take_the_game_over(tmp_path
             answers = []
             for first in (None, bytes(32)):  # another holder of the invite tries it
                 other = await tls_channel(invite)
-                await other.send(hello_frame(invite.secret, os.urandom(32), 0, first))
-                answers.append(parse_control(await other.receive()))
+                await other.send(frames.hi(invite.secret, os.urandom(32), 0, first))
+                answers.append(frames.fields(await other.receive()))
                 await other.aclose()
             back = await tls_channel(invite)  # the joiner we admitted comes back
-            await back.send(hello_frame(invite.secret, os.urandom(32), 0, ours))
-            ok = check_control(await back.receive(), "ok")
+            await back.send(frames.hi(invite.secret, os.urandom(32), 0, ours))
+            ok = frames.expect_kind(await back.receive(), "ok")
             await back.aclose()
         host.stop.set()
     for answer in answers:
@@ -330,7 +327,7 @@ async def test_refused_connections_leave_no_tls_objects_behind_with_the_collecto
                 try:
                     await stream.do_handshake()
                     if kind == 2:
-                        await stream.send_all(encode_frame(hello_frame(bytes(16), None, 0)))
+                        await stream.send_all(encode_frame(frames.hi(bytes(16), None, 0)))
                     elif kind == 3:
                         await stream.send_all(encode_frame(b"\x93garbage"))
                     elif kind == 4:
@@ -368,11 +365,11 @@ async def test_the_peers_text_reaches_the_host_operator_escaped(tmp_path):
     async with trio.open_nursery() as nursery:
         invite = await host.start(nursery)
         with trio.fail_after(SAFETY):
-            for frame in (control(nasty), control("error", reason=nasty),
+            for frame in (frames.raw(nasty), frames.raw("error", reason=nasty),
                           msgpack_control(v=nasty)):
                 channel = await tls_channel(invite)
                 await channel.send(frame)
-                with_reason = parse_control(await channel.receive())
+                with_reason = frames.fields(await channel.receive())
                 await channel.aclose()
                 assert with_reason is not None and "\x1b" not in with_reason["reason"]
             await wait_for(lambda: len([s for s in host.statuses if "refused" in s]) >= 3)
@@ -396,7 +393,7 @@ async def test_a_joiner_shows_the_hosts_refusal_escaped(tmp_path):
     async def refusing(stream: trio.SSLStream) -> None:
         channel = FramedChannel(stream)
         await channel.receive()
-        await channel.send(control("error", reason="\x1b]52;c;cm0gLXJm\x07 go away"))
+        await channel.send(frames.raw("error", reason="\x1b]52;c;cm0gLXJm\x07 go away"))
 
     from p2pgotg.net.tls import public_key_pin
 
@@ -421,9 +418,9 @@ class ShortByeChannel(FramedChannel):
     or one whose count crossed the host's last message)."""
 
     async def send(self, payload: bytes) -> None:
-        ctl = parse_control(payload)
+        ctl = frames.fields(payload)
         if ctl is not None and ctl["ctl"] == "bye":
-            payload = control("bye", have=0)
+            payload = frames.raw("bye", have=0)
         await super().send(payload)
 
 
@@ -574,13 +571,13 @@ async def test_one_invite_holder_cannot_fill_the_slots_with_games_it_never_begin
         with trio.fail_after(SAFETY):
             for _ in range(2):
                 channel = await tls_channel(invite, source="127.0.0.2")
-                await channel.send(hello_frame(invite.secret, None, 0))
-                check_control(await channel.receive(), "ok")
+                await channel.send(frames.hi(invite.secret, None, 0))
+                frames.expect_kind(await channel.receive(), "ok")
                 nursery.start_soon(channel.keep_alive)
                 held.append(channel)
             third = await tls_channel(invite, source="127.0.0.2")
-            await third.send(hello_frame(invite.secret, None, 0))
-            refused = parse_control(await third.receive())
+            await third.send(frames.hi(invite.secret, None, 0))
+            refused = frames.fields(await third.receive())
             await third.aclose()
             game = await join_game(joiner(invite, tmp_path / "joiner"), bot_until(2))
         host.stop.set()
@@ -631,8 +628,8 @@ def never_moves(seed: int):
 async def ask_for_a_game(invite: Invite, source: str = "127.0.0.1") -> dict:
     """A `hi` for a new game: the host's answer (`ok`, or an `error` with its reason)."""
     channel = await tls_channel(invite, source=source)
-    await channel.send(hello_frame(invite.secret, None, 0))
-    answer = parse_control(await channel.receive())
+    await channel.send(frames.hi(invite.secret, None, 0))
+    answer = frames.fields(await channel.receive())
     await channel.aclose()
     assert answer is not None
     return answer
@@ -715,12 +712,12 @@ async def test_a_squatter_cut_at_the_pregame_limit_is_not_admitted_again_at_once
         invite = await host.start(nursery)
         with trio.fail_after(SAFETY):
             squatter = await tls_channel(invite, source="127.0.0.2")
-            await squatter.send(hello_frame(invite.secret, None, 0))
-            check_control(await squatter.receive(), "ok")
+            await squatter.send(frames.hi(invite.secret, None, 0))
+            frames.expect_kind(await squatter.receive(), "ok")
             heard = []
             with contextlib.suppress(NetError):
                 while True:  # (it answers nothing: the host cuts it at the pre-game limit)
-                    heard.append(parse_control(await squatter.receive()))
+                    heard.append(frames.fields(await squatter.receive()))
             await squatter.aclose()
             await wait_for(lambda: host.stats is not None or any(
                 "given up" in s for s in host.statuses))
@@ -745,8 +742,8 @@ async def see_the_toss(invite: Invite, key: Ed25519PrivateKey) -> dict | str:
     channel = FramedChannel(stream, keepalive_interval=0.2, silence_timeout=None)
     peer = Peer(JOINER, key, certificate_fingerprint(peer_certificate(stream)))
     try:
-        await channel.send(hello_frame(invite.secret, None, 0))
-        admitted = parse_control(await channel.receive())
+        await channel.send(frames.hi(invite.secret, None, 0))
+        admitted = frames.fields(await channel.receive())
         if admitted is None or admitted["ctl"] != "ok":
             return admitted or {}
         peer.receive(await channel.receive())  # the host's hello
@@ -756,7 +753,7 @@ async def see_the_toss(invite: Invite, key: Ed25519PrivateKey) -> dict | str:
         answer = await channel.receive()
     finally:
         await channel.aclose()  # (the abort: its coin_open is never sent)
-    ctl = parse_control(answer)
+    ctl = frames.fields(answer)
     return ctl if ctl is not None else Envelope.decode(answer).body().type
 
 

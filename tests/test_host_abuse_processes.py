@@ -12,6 +12,7 @@ import sys
 import threading
 from pathlib import Path
 
+import frames
 import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
@@ -21,7 +22,7 @@ from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.lines import LineWriter
-from p2pgotg.net.session import Limits, control, hello_frame
+from p2pgotg.net.session import Limits
 from p2pgotg.net.tls import open_pinned_connection
 
 SAFETY = 60  # seconds: a net against hangs, never a measure of speed
@@ -111,7 +112,7 @@ async def test_a_descriptor_flood_stops_new_work_and_the_game_in_play_goes_on(tm
                                                bot_until(seed, **gated)))
 
             with trio.fail_after(SAFETY):
-                await say_once(invite, control(NASTY))  # a terminal escape, as a frame kind
+                await say_once(invite, frames.raw(NASTY))  # a terminal escape, as a frame kind
                 nursery.start_soon(lambda: play(1, gate=gate, reached=reached))
                 await reached.wait()  # a game in play, its transcript open
                 while "cannot take new connections" not in err.read_text():
@@ -170,7 +171,7 @@ async def test_an_operator_who_stops_reading_freezes_no_game(tmp_path):
     try:
         invite = await invite_of(host, out)
         with trio.fail_after(SAFETY):
-            wrong = hello_frame(bytes(16), None, 0)
+            wrong = frames.hi(bytes(16), None, 0)
             for _ in range(200):
                 await say_once(invite, wrong)
             game = await join_game(joiner(invite, tmp_path / "joiner"), bot_until(3))

@@ -38,13 +38,14 @@ def test_a_session_version_that_is_not_a_number_is_said_so() -> None:
     import msgpack
     import pytest
 
-    from p2pgotg.net.session import SessionError, check_control
+    from p2pgotg.net.session import SessionError, expect
+    from p2pgotg.protocol import control
 
     frame = msgpack.packb({"ctl": "ok", "v": "1"}, use_bin_type=True)
     with pytest.raises(SessionError) as caught:
-        check_control(frame, "ok")
+        expect(frame, control.Ok)
     assert "not a number" in str(caught.value) and "version 1; this" not in str(caught.value)
     frame = msgpack.packb({"ctl": "ok", "v": 2}, use_bin_type=True)
     with pytest.raises(SessionError, match="speaks p2pgotg session version 2; this program "
                        "speaks version 1"):
-        check_control(frame, "ok")
+        expect(frame, control.Ok)

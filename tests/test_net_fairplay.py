@@ -15,6 +15,7 @@ import random
 from collections.abc import Callable
 from pathlib import Path
 
+import frames
 import pytest
 import trio
 import trio.testing
@@ -24,7 +25,7 @@ from p2pgotg.crypto import key_from_seed
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits, SessionError, control, parse_control
+from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Peer, Phase, RemoteProtocolError, parse
 from p2pgotg.protocol.envelope import Envelope
@@ -50,7 +51,7 @@ def type_of(data: bytes) -> str:
     return Envelope.decode(data).body().type
 
 
-def frames(limits: Limits, stream: trio.abc.Stream) -> FramedChannel:
+def framed(limits: Limits, stream: trio.abc.Stream) -> FramedChannel:
     return FramedChannel(stream, keepalive_interval=limits.keepalive,
                          silence_timeout=limits.silence)
 
@@ -76,12 +77,12 @@ class Cheater:
         """One connection of `stay` seconds: resend what the host lacks, then play; at
         the end, send `send_last`."""
         a, b = trio.testing.memory_stream_pair()
-        ours = frames(limits, b)
+        ours = framed(limits, b)
         done = trio.Event()
 
         async def host_side() -> None:
             with contextlib.suppress(Exception):  # (the connection's end, whatever it is)
-                await host.run_connection(frames(limits, a), self.peer.received_count())
+                await host.run_connection(framed(limits, a), self.peer.received_count())
             done.set()
 
         nursery.start_soon(host_side)
@@ -111,7 +112,7 @@ class Cheater:
                     except NetError:  # (the host hung up, or went quiet after the end)
                         inner.cancel_scope.cancel()
                         break
-                    if parse_control(frame) is not None:
+                    if frames.fields(frame) is not None:
                         self.frames.append(frame)
                         continue
                     try:
@@ -348,8 +349,8 @@ async def test_garbage_drops_the_connection_and_the_game_goes_on(tmp_path, autoj
             await cheater.connect(host, limits, nursery, 5.0,
                                   send_first=[b"\xc1 not a message"])
             assert host.peer.failed is None and not host.done
-            assert any(parse_control(f)["ctl"] == "error" and "malformed-envelope" in
-                       parse_control(f)["reason"] for f in cheater.frames)
+            assert any(frames.fields(f)["ctl"] == "error" and "malformed-envelope" in
+                       frames.fields(f)["reason"] for f in cheater.frames)
             await cheater.connect(host, limits, nursery, 5.0)
             nursery.cancel_scope.cancel()
     assert host.peer.phase is Phase.SETUP  # the game went on after the garbage
@@ -361,16 +362,16 @@ async def test_an_unsigned_error_frame_never_ends_a_game(tmp_path, autojump_cloc
     host = new_host(tmp_path, limits)
     host.perform(lambda p: p.start())
     a, b = trio.testing.memory_stream_pair()
-    theirs = frames(limits, b)
+    theirs = framed(limits, b)
     with trio.fail_after(600):
         async with trio.open_nursery() as nursery:
             async def say_stop() -> None:
                 await theirs.receive()  # the host's hello
-                await theirs.send(control("error", reason="go away"))
+                await theirs.send(frames.raw("error", reason="go away"))
 
             nursery.start_soon(say_stop)
             with pytest.raises(SessionError) as caught:
-                await host.run_connection(frames(limits, a), 0)
+                await host.run_connection(framed(limits, a), 0)
             assert not caught.value.fatal  # drop this connection; the game waits
     assert not host.done and host.peer.failed is None
 
@@ -427,7 +428,7 @@ async def test_a_host_that_only_says_error_cannot_make_the_joiner_give_its_game_
         channel = FramedChannel(stream, keepalive_interval=None, silence_timeout=None)
         await channel.receive()  # the joiner's `hi`
         refusals.append(trio.current_time())
-        await channel.send(control("error", reason="go away"))
+        await channel.send(frames.raw("error", reason="go away"))
         await channel.aclose()
 
     limits = Limits(handshake=2.0, abandon=1.0, retry=(0.05, 0.1))
@@ -457,7 +458,7 @@ async def test_a_hello_that_breaks_a_rule_is_kept_as_evidence(tmp_path, capsys,
     host.perform(lambda p: p.start())
     joiner = Peer(JOINER, det_key("bad-hello"), TLS_FP, None, det_rand("bad-hello"))
     a, b = trio.testing.memory_stream_pair()
-    theirs = frames(limits, b)
+    theirs = framed(limits, b)
 
     async def send_bad_hello() -> None:
         joiner.receive(await theirs.receive())
@@ -469,7 +470,7 @@ async def test_a_hello_that_breaks_a_rule_is_kept_as_evidence(tmp_path, capsys,
         async with trio.open_nursery() as nursery:
             nursery.start_soon(send_bad_hello)
             with pytest.raises(SessionError):
-                await host.run_connection(frames(limits, a), 0)
+                await host.run_connection(framed(limits, a), 0)
             nursery.cancel_scope.cancel()
     assert host.peer.failed is not None and host.path is not None
     expected = Envelope.decode(host.peer.flow.transcript[0][1]).hash.hex()

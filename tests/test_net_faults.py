@@ -15,6 +15,7 @@ import random
 from functools import partial
 from pathlib import Path
 
+import frames
 import msgpack
 import pytest
 import trio
@@ -38,7 +39,7 @@ from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.hosting import HostConfig, Hosting, host_game
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.session import GameSession, Limits, SessionError, parse_control
+from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.net.tls import (
     make_certificate,
     open_pinned_connection,
@@ -143,7 +144,7 @@ async def raw_client(port: int, pin: bytes, payload: bytes) -> list[dict]:
                 frame = await channel.receive()
             except NetError:
                 break  # the host ended this connection
-            got.append(parse_control(frame))
+            got.append(frames.fields(frame))
     await channel.aclose()
     return got
 

@@ -13,6 +13,7 @@ import os
 import random
 from pathlib import Path
 
+import frames
 import pytest
 import trio
 import trio.testing
@@ -21,7 +22,7 @@ from p2pgotg.cli import main as cli_main
 from p2pgotg.crypto import key_from_seed
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits, parse_control
+from p2pgotg.net.session import GameSession, Limits
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Peer, parse
@@ -183,7 +184,7 @@ class WatchedChannel(FramedChannel):
         if path is not None:  # (before the game has an id there is no file yet)
             data = path.read_bytes()
             durable = self.synced.get(path, 0)
-            ctl = parse_control(frame)
+            ctl = frames.fields(frame)
             if ctl is None:  # a game message: its record must be inside the fsynced part
                 end = data.find(frame) + len(frame)
                 assert len(frame) <= end <= durable, "a message was sent before its fsync"

@@ -13,6 +13,7 @@ import random
 import re
 from pathlib import Path
 
+import frames
 import pytest
 import trio
 import trio.testing
@@ -26,7 +27,7 @@ from p2pgotg.net.hosting import HostConfig, host_game
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits, Link, parse_control
+from p2pgotg.net.session import GameSession, Limits, Link
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Peer, Phase, RemoteProtocolError, parse
@@ -143,7 +144,7 @@ async def refuser(ch: FramedChannel, peer: Peer, rng: random.Random,
         nursery.start_soon(ch.keep_alive)
         while True:
             frame = await ch.receive()
-            if parse_control(frame) is not None:
+            if frames.fields(frame) is not None:
                 continue
             try:
                 peer.receive(frame)
@@ -379,7 +380,7 @@ class LosesItsAudit(FramedChannel):
     """The connection dies just as this side would send its audit."""
 
     async def send(self, payload: bytes) -> None:
-        if parse_control(payload) is None and type_of(payload) == "audit":
+        if frames.fields(payload) is None and type_of(payload) == "audit":
             await self.aclose()
             raise ConnectionClosedError("(test) the connection died with the audit")
         await super().send(payload)

@@ -41,8 +41,7 @@ from p2pgotg.net.session import (
     Limits,
     Link,
     SessionError,
-    check_control,
-    control,
+    expect,
     lost_words,
     unwrap,
 )
@@ -52,7 +51,7 @@ from p2pgotg.net.tls import (
     public_key_pin,
     server_context,
 )
-from p2pgotg.protocol import HOST, JOINER, Peer
+from p2pgotg.protocol import HOST, JOINER, Peer, control
 from p2pgotg.rules import RuleOptions
 
 
@@ -126,23 +125,21 @@ async def host_game(
                     if gate is None:
                         raise SessionError("this host has no short code: use its invite code")
                     first = await gate.admit(channel, first, config.limits.handshake)
-                hi = check_control(first, "hi")
+                hi = expect(first, control.Hi)
         except (trio.TooSlowError, NetError, SessionError) as exc:
             reason = ("no greeting in time" if isinstance(exc, trio.TooSlowError)
                       else lost_words(exc) if isinstance(exc, NetError) else str(exc))
             on_status(f"a connection was refused: {reason}")
             await refuse(channel, f"no valid greeting: {reason}")
             return
-        secret, wanted, have = hi.get("secret"), hi.get("game"), hi.get("have", 0)
-        if not isinstance(secret, bytes) or not hmac.compare_digest(secret, join_secret):
+        wanted, have = hi.game, hi.have
+        if not hmac.compare_digest(hi.secret, join_secret):
             on_status("a joiner with a wrong join secret was refused")
             await refuse(channel, "wrong join secret: check the invite code")
             return
         ticket.release()  # (admitted: no longer counts among the strangers)
-        if not isinstance(have, int) or isinstance(have, bool) or have < 0 \
-                or (session is not None and have > session.sent_count) \
-                or (session is not None and not first_hello_matches(session, hi.get("first"),
-                                                                    wanted)):
+        if (session is not None and have > session.sent_count) \
+                or not first_hello_matches(session, hi.first, wanted):
             # (a `have` beyond what we sent, or a `first` that is not our hello: refused,
             # this connection only; the game is untouched, SPEC 3.4)
             await refuse(channel, "bad greeting")
@@ -197,8 +194,9 @@ async def host_game(
             held = current.peer.received_count()
             try:
                 await current.durable()  # (what we say we hold must survive a crash)
-                await channel.send(control("ok", game=current.peer.flow.game_id, have=held,
-                                           first=hellos[0] if hellos else None))
+                await channel.send(control.encode(control.Ok(
+                    game=current.peer.flow.game_id, have=held,
+                    first=hellos[0] if hellos else None)))
             except NetError:
                 return
             if new_game:
@@ -291,15 +289,17 @@ def awaits_joiner_hello(session: GameSession) -> bool:
     return HOST in flow.hellos and JOINER not in flow.hellos
 
 
-def first_hello_matches(session: GameSession, first: object, wanted: object = None) -> bool:
-    """A `hi`'s `first` is nil or the body hash of our hello (SPEC 3.4); and not nil when
+def first_hello_matches(session: GameSession | None, first: bytes | None,
+                        wanted: bytes | None = None) -> bool:
+    """A `hi`'s `first` is nil or the body hash of our hello (SPEC 3.4): a `first` that
+    names no hello of ours (we have none yet, `session` None) is refused; and not nil when
     it comes back to a game that awaits the joiner's hello (`wanted` set): that hash went
     only to the joiner we admitted, so another holder of the invite cannot take the game
     over while the joiner's hello is lost."""
     if first is None:
-        return wanted is None or not awaits_joiner_hello(session)
-    hellos = session.peer.flow.senders[HOST].hashes
-    return isinstance(first, bytes) and bool(hellos) and hmac.compare_digest(first, hellos[0])
+        return session is None or wanted is None or not awaits_joiner_hello(session)
+    hellos = session.peer.flow.senders[HOST].hashes if session is not None else []
+    return bool(hellos) and hmac.compare_digest(first, hellos[0])
 
 
 PREGAME_WORDS = "the game did not begin in time (no hello from the joiner): connection dropped"
@@ -342,5 +342,5 @@ async def refuse(channel: FramedChannel, reason: str) -> None:
     """Tell the joiner why it is turned away (an `error` frame, best effort) and hang up."""
     with trio.move_on_after(2):
         with contextlib.suppress(NetError):
-            await channel.send(control("error", reason=reason))
+            await channel.send(control.encode(control.Refusal(reason)))
     await channel.aclose()

@@ -28,13 +28,12 @@ from p2pgotg.net.session import (
     Limits,
     Link,
     SessionError,
-    hello_frame,
     lost_words,
-    receive_control,
+    receive,
     unwrap,
 )
 from p2pgotg.net.tls import certificate_fingerprint, open_pinned_connection, peer_certificate
-from p2pgotg.protocol import HOST, JOINER, Peer
+from p2pgotg.protocol import HOST, JOINER, Peer, control
 
 
 @dataclass
@@ -208,22 +207,21 @@ async def _one_connection(
             if session is not None:
                 await session.durable()  # (what we say we hold must survive a crash)
             with trio.fail_after(limits.handshake):
-                await channel.send(hello_frame(invite.secret, gid, have, first))
+                await channel.send(control.encode(control.Hi(invite.secret, gid, have, first)))
         except trio.TooSlowError:
             raise SessionError("the host did not take our greeting in time", fatal=False) \
                 from None
         ours = session is not None and session.peer.flow.game_id is not None
         try:
-            ok = await receive_control(channel, "ok", limits.handshake)
+            ok = await receive(channel, control.Ok, limits.handshake)
         except SessionError as exc:
             if ours:  # an unsigned frame never makes us give up a game for good (SPEC 3.4)
                 raise SessionError(str(exc), fatal=False) from None
             raise
-        peer_has = ok.get("have", 0)
-        if not isinstance(peer_has, int) or isinstance(peer_has, bool) or peer_has < 0 \
-                or (session is not None and peer_has > session.sent_count):
+        peer_has = ok.have
+        if session is not None and peer_has > session.sent_count:
             raise SessionError("the host sent a bad greeting", fatal=not ours)
-        if session is not None and gid is not None and ok.get("game") != gid \
+        if session is not None and gid is not None and ok.game != gid \
                 and not _host_awaits_our_hello(session, ok, peer_has):
             raise SessionError("the host does not have our game any more")
         if session is None:
@@ -256,13 +254,13 @@ async def _refuse_our_own_key(session: GameSession) -> None:
         raise SessionError(OWN_KEY_WORDS)
 
 
-def _host_awaits_our_hello(session: GameSession, ok: dict, peer_has: int) -> bool:
+def _host_awaits_our_hello(session: GameSession, ok: control.Ok, peer_has: int) -> bool:
     """The connection dropped after we sent our hello and before the host got it: the
     host (the same one: its first message is the hello we answered) has no game id yet,
     holds none of our messages, and takes our hello again."""
     hellos = session.peer.flow.senders[HOST].hashes
-    return (ok.get("game") is None and peer_has == 0 and bool(hellos)
-            and isinstance(ok.get("first"), bytes) and equal(ok["first"], hellos[0]))
+    return (ok.game is None and peer_has == 0 and bool(hellos)
+            and ok.first is not None and equal(ok.first, hellos[0]))
 
 
 def _about_the_host(on_status: Callable[[str], None]) -> Callable[[str], None]:

@@ -64,8 +64,7 @@ from p2pgotg.net.session import (
     GameSession,
     Link,
     SessionError,
-    check_control,
-    control,
+    expect,
     lost_words,
     unwrap,
 )
@@ -75,7 +74,7 @@ from p2pgotg.net.tls import (
     public_key_pin,
     server_context,
 )
-from p2pgotg.protocol import HOST, JOINER, Peer
+from p2pgotg.protocol import HOST, JOINER, Peer, control
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.wire import WireError
 
@@ -242,7 +241,7 @@ class _MultiHost:
         try:
             with trio.fail_at(min(trio.current_time() + limits.handshake,
                                   ticket.pregame_deadline)):
-                hi = check_control(await channel.receive(), "hi")
+                hi = expect(await channel.receive(), control.Hi)
         except (trio.TooSlowError, NetError, SessionError) as exc:
             self.stats.refused += 1
             reason = ("no greeting in time" if isinstance(exc, trio.TooSlowError)
@@ -250,17 +249,14 @@ class _MultiHost:
             self.status(None, f"a connection was refused: {reason}")
             await refuse(channel, f"no valid greeting: {reason}")
             return
-        secret, wanted, have = hi.get("secret"), hi.get("game"), hi.get("have", 0)
-        first = hi.get("first")
-        if not isinstance(secret, bytes) or not hmac.compare_digest(secret, self.join_secret):
+        wanted, first, have = hi.game, hi.first, hi.have
+        if not hmac.compare_digest(hi.secret, self.join_secret):
             self.stats.refused += 1
             self.status(None, "a joiner with a wrong join secret was refused")
             await refuse(channel, "wrong join secret: check the invite code")
             return
         ticket.release()  # (admitted: no longer counts among the strangers)
-        if not isinstance(have, int) or isinstance(have, bool) or have < 0 \
-                or not (wanted is None or isinstance(wanted, bytes)) \
-                or not (first is None or isinstance(first, bytes)):
+        if wanted is None and first is not None:  # (a new game's `first` names no hello)
             self.stats.refused += 1
             await refuse(channel, "bad greeting")
             return
@@ -372,8 +368,9 @@ class _MultiHost:
             held = session.peer.received_count()
             try:
                 await session.durable()  # (what we say we hold must survive a crash)
-                await channel.send(control("ok", game=session.peer.flow.game_id, have=held,
-                                           first=hellos[0] if hellos else None))
+                await channel.send(control.encode(control.Ok(
+                    game=session.peer.flow.game_id, have=held,
+                    first=hellos[0] if hellos else None)))
             except NetError:
                 return
             if new:

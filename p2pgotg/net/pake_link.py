@@ -22,7 +22,7 @@ from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.lan import LanGame
-from p2pgotg.net.session import SessionError, check_control, control, parse_control
+from p2pgotg.net.session import SessionError, expect
 from p2pgotg.net.tls import (
     certificate_fingerprint,
     client_context,
@@ -30,6 +30,7 @@ from p2pgotg.net.tls import (
     peer_certificate,
     public_key_pin,
 )
+from p2pgotg.protocol import control
 from p2pgotg.reach.pake import HOST_ROLE, JOINER_ROLE, PakeError, PakeSide
 from p2pgotg.reach.shortcode import ShortCode
 
@@ -37,8 +38,10 @@ MAX_FAILURES = 3
 
 
 def is_pake_frame(frame: bytes) -> bool:
-    ctl = parse_control(frame)
-    return ctl is not None and ctl.get("ctl") == "pake"
+    try:
+        return isinstance(control.decode(frame), control.Pake)
+    except control.ControlError:
+        return False
 
 
 @dataclass
@@ -86,7 +89,7 @@ class ShortCodeGate:
             raise SessionError("a short-code joiner was refused: every try is under way")
         side = PakeSide(self.code.password, self.fingerprint, HOST_ROLE)
         try:
-            side.finish(check_control(first, "pake").get("msg"))
+            side.finish(expect(first, control.Pake).msg)
         except PakeError as exc:  # (nothing answered yet: no try is taken)
             await _refuse(channel, f"bad short-code exchange: {exc}")
             raise SessionError(f"a short-code joiner sent a bad PAKE message: {exc}") \
@@ -94,8 +97,8 @@ class ShortCodeGate:
         self.under_way += 1  # the try is taken here, before the answer goes out
         try:
             with trio.fail_after(timeout):
-                await channel.send(control("pake", msg=side.message))
-                confirm = check_control(await channel.receive(), "pake").get("confirm")
+                await channel.send(control.encode(control.Pake(msg=side.message)))
+                confirm = expect(await channel.receive(), control.Pake).confirm
             side.check(confirm)
         except BaseException as exc:  # (a cancellation too: the try stays used)
             self.under_way -= 1
@@ -116,8 +119,8 @@ class ShortCodeGate:
         self.under_way -= 1  # a right code: the try is given back
         try:
             with trio.fail_after(timeout):
-                await channel.send(control("pake", confirm=side.confirm(),
-                                           secret=self.join_secret))
+                await channel.send(control.encode(control.Pake(
+                    confirm=side.confirm(), secret=self.join_secret)))
                 return await channel.receive()
         except trio.TooSlowError:
             raise SessionError("a short-code joiner was too slow") from None
@@ -126,7 +129,7 @@ class ShortCodeGate:
 async def _refuse(channel: FramedChannel, reason: str) -> None:
     with trio.move_on_after(2):
         with contextlib.suppress(NetError):
-            await channel.send(control("error", reason=reason))
+            await channel.send(control.encode(control.Refusal(reason)))
 
 
 class ShortCodeFailed(SessionError):
@@ -213,14 +216,14 @@ async def _run_pake(code: ShortCode, stream: trio.SSLStream, address: str, port:
         cert = peer_certificate(stream)
         side = PakeSide(code.password, certificate_fingerprint(cert), JOINER_ROLE)
         with trio.fail_after(timeout):
-            await channel.send(control("pake", msg=side.message))
-            answer = check_control(await channel.receive(), "pake")
-            side.finish(answer.get("msg"))
-            await channel.send(control("pake", confirm=side.confirm()))
-            last = check_control(await channel.receive(), "pake")
-        side.check(last.get("confirm"))
-        secret = last.get("secret")
-        if not isinstance(secret, bytes) or len(secret) != 16:
+            await channel.send(control.encode(control.Pake(msg=side.message)))
+            answer = expect(await channel.receive(), control.Pake)
+            side.finish(answer.msg)
+            await channel.send(control.encode(control.Pake(confirm=side.confirm())))
+            last = expect(await channel.receive(), control.Pake)
+        side.check(last.confirm)
+        secret = last.secret
+        if secret is None:
             raise ShortCodeFailed("the host sent no valid join secret")
     except ShortCodeFailed:
         await close_quietly(stream)

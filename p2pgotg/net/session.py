@@ -13,9 +13,8 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypeVar
 
-import msgpack
 import trio
 
 from p2pgotg.net.clock import Clocks
@@ -27,16 +26,15 @@ from p2pgotg.protocol import (
     Peer,
     RemoteProtocolError,
     Verdict,
+    control,
 )
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.events import ClaimMade, Event
-from p2pgotg.protocol.flow import DUTIES, HOST, JOINER, OWED_WORDS
-from p2pgotg.protocol.printable import printable
+from p2pgotg.protocol.flow import DUTIES, OWED_WORDS
+from p2pgotg.protocol.printable import controls_escaped, printable
 
-SESSION_VERSION = 1
-#: Why a side says it is leaving (the `leave` control frame): the joiner declined the host's
-#: rules, or the player quit a game that can be resumed.
-LEAVE_REASONS = ("declined", "quit")
+_C = TypeVar("_C", control.Hi, control.Ok, control.Pake, control.Bye)
+
 Action = Callable[[Peer], list[Event]]
 
 
@@ -95,24 +93,6 @@ class Limits:
         return self.silence + self.handshake + self.retry[1]
 
 
-def control(kind: str, **fields: Any) -> bytes:
-    """A session control frame (not part of the signed game): hi, ok, error, bye."""
-    return msgpack.packb({"ctl": kind, "v": SESSION_VERSION, **fields}, use_bin_type=True)
-
-
-def parse_control(frame: bytes) -> dict[str, Any] | None:
-    """The control frame's map, or None for a game message."""
-    try:
-        value = msgpack.unpackb(frame, raw=False, strict_map_key=True, max_bin_len=65536,
-                                max_str_len=65536, max_array_len=64, max_map_len=16,
-                                max_ext_len=0)
-    except Exception:  # noqa: BLE001  (any undecodable frame is a game message to judge)
-        return None
-    if isinstance(value, dict) and isinstance(value.get("ctl"), str):
-        return value
-    return None
-
-
 @dataclass
 class GameSession:
     """One game, across as many connections as it takes."""
@@ -129,7 +109,7 @@ class GameSession:
     peer_said_bye: bool = False
     listen_port: int = 0  # the host's port, saved so that a resumed host listens there again
     peer_has: int = 0  # how many of our messages the peer said it holds (greeting, then bye)
-    peer_left: str | None = None  # the other side said it is going: one of LEAVE_REASONS
+    peer_left: str | None = None  # the other side said it is going: a LEAVE_REASONS word
     on_done: Callable[[], None] | None = None  # called once, when the game becomes done
     #: Called with the words for the user whenever we claim the game (a limit passed).
     on_claim: Callable[[str], None] | None = None
@@ -431,25 +411,26 @@ class GameSession:
             await self._take(frame, channel)
 
     async def _take(self, frame: bytes, channel: FramedChannel) -> None:
-        ctl = parse_control(frame)
-        if ctl is not None:
-            if ctl["ctl"] == "bye":
-                self.peer_said_bye = True
-                have = ctl.get("have")
-                if isinstance(have, int) and not isinstance(have, bool) and have >= 0:
-                    self.peer_has = have
-                self._notify()
-                return
-            if ctl["ctl"] == "leave":  # (a code, never text: nothing of the peer's is shown)
-                why = ctl.get("why")
-                self.peer_left = why if why in LEAVE_REASONS else "quit"
-                self._notify()
-                return
-            if ctl["ctl"] == "error":
-                # unsigned: it proves nothing and never ends the game (SPEC 3.4)
-                reason = printable(ctl.get("reason", "?"), SHOWN)
-                raise SessionError(f"the other player stopped: {reason}", fatal=False)
+        try:
+            ctl = control.decode(frame)
+        except control.ControlError as exc:  # (unsigned: proves nothing; drop, resume)
+            self.problem = f"a malformed control frame from the other player: {exc}"
+            raise SessionError(f"{self.problem}; the connection is dropped and the game "
+                               "resumes", fatal=False) from None
+        if isinstance(ctl, control.Bye):
+            self.peer_said_bye, self.peer_has = True, ctl.have
+            self._notify()
             return
+        if isinstance(ctl, control.Leave):  # (a code, never text: nothing of theirs shown)
+            self.peer_left = ctl.why
+            self._notify()
+            return
+        if isinstance(ctl, control.Refusal):
+            # unsigned: it proves nothing and never ends the game (SPEC 3.4)
+            raise SessionError(f"the other player stopped: {printable(ctl.reason, SHOWN)}",
+                               fatal=False)
+        if ctl is not None:
+            return  # (another kind: nothing for a game in play)
         if self.peer.failed is not None:
             return  # a broken rule ended the game: nothing more to take
         # Messages after our verdict are still taken (a resend changes nothing; the
@@ -461,14 +442,15 @@ class GameSession:
             if not exc.violation.signed:  # proves nothing: drop this connection, resume
                 self.problem = f"unreadable input from the other player: {said}"
                 with trio.move_on_after(2):
-                    await channel.send(control("error", reason=f"dropping the connection: "
-                                               f"{exc}"))
+                    await channel.send(control.encode(control.Refusal(
+                        f"dropping the connection: {exc}")))
                 raise SessionError(f"{self.problem}; the connection is dropped and the game "
                                    "resumes", fatal=False) from None
             self._after([])  # keep the signed evidence
             self.problem = said
             with trio.move_on_after(2):
-                await channel.send(control("error", reason=f"you broke the protocol: {exc}"))
+                await channel.send(control.encode(control.Refusal(
+                    f"you broke the protocol: {exc}")))
             where = f"; the evidence is kept in {self.path}" if self.path else ""
             raise SessionError(f"the other player broke the protocol: {said}{where}") \
                 from None
@@ -488,7 +470,7 @@ class GameSession:
                 have = self.peer.received_count()
                 if have != self._bye_have:  # (again) tell what we hold, after the end
                     await self.durable()
-                    await channel.send(control("bye", have=have))
+                    await channel.send(control.encode(control.Bye(have)))
                     self._bye_have = have
                     self._notify()
 
@@ -651,10 +633,10 @@ class GameSession:
         """Tell the other side we are going (`declined` its rules, or `quit`), so that it
         can say so in words instead of seeing a dropped connection; best effort, waiting at
         most `timeout` seconds for the frame to go out."""
-        assert why in LEAVE_REASONS
+        assert why in control.LEAVE_REASONS
         if self.link is not Link.CONNECTED or self.finished:
             return
-        frame = control("leave", why=why)
+        frame = control.encode(control.Leave(why))
         self._outbox.append(frame)
         self._wake_writer.set()
         with trio.move_on_after(timeout):
@@ -709,36 +691,25 @@ def unwrap(group: BaseExceptionGroup) -> BaseException:
     return group
 
 
-# -- admission: who may play this game ------------------------------------------------------
+# -- admission: the control frames a connection begins with (SPEC 3.4) ---------------------
 
-def hello_frame(join_secret: bytes, game_id: bytes | None, have: int,
-                first: bytes | None = None) -> bytes:
-    """The joiner's greeting; `first`: the body hash of the host's hello it holds."""
-    return control("hi", secret=join_secret, game=game_id, have=have, first=first)
-
-
-def check_control(frame: bytes, kind: str) -> dict[str, Any]:
+def expect(frame: bytes, kind: type[_C]) -> _C:
     """The peer's control frame of `kind`, or a SessionError saying what came instead."""
-    ctl = parse_control(frame)
+    try:
+        ctl = control.decode(frame)
+    except control.ControlError as exc:  # (its words hold the peer's text escaped already)
+        raise SessionError(controls_escaped(str(exc))) from None
     if ctl is None:
         raise SessionError("the other side does not speak the p2pgotg session protocol")
-    version = ctl.get("v")
-    if isinstance(version, bool) or not isinstance(version, int):
-        raise SessionError(f"the other side sent a session frame whose version is not a "
-                           f"number ({printable(version, 20)}): it does not speak the "
-                           "p2pgotg session protocol")
-    if version != SESSION_VERSION:
-        raise SessionError(f"the other side speaks p2pgotg session version "
-                           f"{version}; this program speaks version "
-                           f"{SESSION_VERSION}: update one of them")
-    if ctl["ctl"] == "error":
-        raise SessionError(printable(ctl.get("reason", "refused"), SHOWN))
-    if ctl["ctl"] != kind:
-        raise SessionError(f"expected {kind}, got {printable(ctl['ctl'], 40)}")
+    if isinstance(ctl, control.Refusal):
+        raise SessionError(printable(ctl.reason, SHOWN))
+    if not isinstance(ctl, kind):
+        got = ctl.name if isinstance(ctl, control.Unknown) else ctl.kind
+        raise SessionError(f"expected {kind.kind}, got {printable(got, 40)}")
     return ctl
 
 
-async def receive_control(channel: FramedChannel, kind: str, timeout: float) -> dict[str, Any]:
+async def receive(channel: FramedChannel, kind: type[_C], timeout: float) -> _C:
     try:
         with trio.fail_after(timeout):
             frame = await channel.receive()
@@ -746,7 +717,6 @@ async def receive_control(channel: FramedChannel, kind: str, timeout: float) -> 
         raise SessionError("no answer in time", fatal=False) from None
     except NetError as exc:
         raise SessionError(lost_words(exc), fatal=False) from None
-    return check_control(frame, kind)
+    return expect(frame, kind)
 
 
-ROLES = (HOST, JOINER)

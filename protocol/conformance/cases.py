@@ -183,7 +183,7 @@ async def wrong_version(ctx: Ctx) -> str:
 async def wrong_secret(ctx: Ctx) -> str:
     conn = await ctx.connect()
     wrong = bytes(b ^ 0x5A for b in ctx.invite.secret)
-    await conn.send(control("hi", secret=wrong, game=None, have=0))
+    await conn.send(control("hi", secret=wrong, game=None, have=0, first=None))
     refused = await expect_refusal(conn)
     j = await ctx.join()
     await j.next_game_message(5.0, "the host's hello after a valid `hi`")
@@ -199,7 +199,8 @@ async def wrong_secret(ctx: Ctx) -> str:
       host="runs")
 async def session_v2(ctx: Ctx) -> str:
     conn = await ctx.connect()
-    await conn.send(control("hi", version=2, secret=ctx.invite.secret, game=None, have=0))
+    await conn.send(control("hi", version=2, secret=ctx.invite.secret, game=None, have=0,
+                            first=None))
     refused = await expect_refusal(conn)
     reason = str(refused.get("reason", ""))
     if not (re.search(r"(?<!\d)2(?!\d)", reason) and re.search(r"(?<!\d)1(?!\d)", reason)):
@@ -248,7 +249,7 @@ async def second_joiner(ctx: Ctx) -> str:
     j = await ctx.join()
     await j.play(in_phase(Phase.SETUP))
     conn = await ctx.connect()
-    await conn.send(control("hi", secret=ctx.invite.secret, game=None, have=0))
+    await conn.send(control("hi", secret=ctx.invite.secret, game=None, have=0, first=None))
     refused = await expect_refusal(conn)
     verdict = await j.finish()
     return f"second joiner: {rejected(str(refused.get('reason')))}; first: {_ended(j, verdict)}"
@@ -275,6 +276,27 @@ async def resume(ctx: Ctx) -> str:
 
 
 # == 2. setup ==============================================================================
+
+@case("1.12", "`hi` frames that break SPEC 3.4's table: `first` missing, an unknown key, "
+      "the version as text, and a new game's `first` naming no hello",
+      expect="each gets an error frame and its connection closes; the host keeps waiting "
+      "and admits a proper `hi` afterwards", spec="3.4", host="runs")
+async def malformed_hi(ctx: Ctx) -> str:
+    secret = ctx.invite.secret
+    bad = [control("hi", secret=secret, game=None, have=0),
+           control("hi", secret=secret, game=None, have=0, first=None, name="x"),
+           msgpack.packb({"ctl": "hi", "v": "1", "secret": secret, "game": None, "have": 0,
+                          "first": None}, use_bin_type=True),
+           control("hi", secret=secret, game=None, have=0, first=bytes(32))]
+    reasons = []
+    for frame in bad:
+        conn = await ctx.connect()
+        await conn.send(frame)
+        reasons.append(str((await expect_refusal(conn)).get("reason")))
+    j = await ctx.join()
+    await j.next_game_message(5.0, "the host's hello after a valid `hi`")
+    return "; ".join(rejected(r) for r in reasons) + "; then a proper `hi` got `ok`"
+
 
 @case("2.1", "setup revealed before both are committed",
       expect="error frame naming `privacy-screen`", spec="2.4 setup_reveal, 2.7")
@@ -1137,7 +1159,7 @@ async def have_too_large(ctx: Ctx) -> str:
     await j.conn.close()
     conn = await ctx.connect()
     await conn.send(control("hi", secret=ctx.invite.secret, game=j.game_id,
-                            have=j.held() + 5))
+                            have=j.held() + 5, first=None))
     refused = await expect_refusal(conn)
     ok = await ctx.rejoin(j)
     verdict = await j.finish()

@@ -742,7 +742,7 @@ class Ctx:
                     have: int = 0) -> dict:
         """`hi` with the invite's secret (or `secret`); the host's `ok`."""
         await conn.send(control("hi", secret=self.invite.secret if secret is None else secret,
-                                game=game, have=have))
+                                game=game, have=have, first=None))
         try:
             frame = await conn.receive(5.0)
         except Closed as exc:

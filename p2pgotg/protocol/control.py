@@ -1,0 +1,218 @@
+"""Session control frames (SPEC 3.4, 3.7): frozen values, and the one validator for them.
+
+Control frames are not signed and prove nothing: they admit a joiner (`hi`, `ok`), refuse or
+stop (`error`), say a side is going (`leave`) or finished (`bye`), and carry the short
+code's PAKE (`pake`). A frame is a control frame when it is a msgpack map with a `ctl` key;
+anything else on the connection is a game message, judged by SPEC 2.3. A control frame
+carries exactly its kind's keys (none missing, none unknown), each of its type, and `v`, the
+integer session version: so two implementations read every frame alike.
+
+    >>> decode(encode(Bye(have=3)))
+    Bye(have=3)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar
+
+import msgpack
+
+from p2pgotg.protocol.printable import printable
+
+SESSION_VERSION = 1
+#: Why a side says it is leaving (`leave`): the joiner declined the host's rules, or the
+#: player quit a game that can be resumed. Other values are read as "quit".
+LEAVE_REASONS = ("declined", "quit")
+MAX_REASON = 1000  # characters of an `error` frame's reason (it is shown, escaped and cut)
+
+
+class ControlError(ValueError):
+    """A control frame that breaks SPEC 3.4; the text says what is wrong, for the user
+    (any text of the peer's in it is escaped already: `printable`)."""
+
+
+class OtherVersion(ControlError):
+    """A control frame of another session version (an integer other than ours)."""
+
+    def __init__(self, version: int) -> None:
+        super().__init__(f"the other side speaks p2pgotg session version {version}; this "
+                         f"program speaks version {SESSION_VERSION}: update one of them")
+        self.version = version
+
+
+@dataclass(frozen=True)
+class Hi:
+    """The joiner's greeting: the invite's join secret, the game id when resuming (None
+    for a new game), how many of the host's game messages it holds, and the body hash of
+    the host's hello it holds (None when none)."""
+
+    secret: bytes
+    game: bytes | None
+    have: int
+    first: bytes | None
+    kind: ClassVar[str] = "hi"
+
+
+@dataclass(frozen=True)
+class Ok:
+    """The host admits: its game id (None before the hellos), how many of the joiner's
+    messages it holds, and the body hash of its hello (None before it)."""
+
+    game: bytes | None
+    have: int
+    first: bytes | None
+    kind: ClassVar[str] = "ok"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """`error`: refused, or stopping; the reason is shown to the user, escaped."""
+
+    reason: str
+    kind: ClassVar[str] = "error"
+
+
+@dataclass(frozen=True)
+class Leave:
+    why: str  # one of LEAVE_REASONS (another value is kept as "quit")
+    kind: ClassVar[str] = "leave"
+
+
+@dataclass(frozen=True)
+class Bye:
+    have: int  # how many of the other side's messages the sender holds
+    kind: ClassVar[str] = "bye"
+
+
+@dataclass(frozen=True)
+class Pake:
+    """One step of the short code's PAKE (SPEC 3.7): a SPAKE2 message, a confirmation, or
+    the host's confirmation with the join secret."""
+
+    msg: bytes | None = None
+    confirm: bytes | None = None
+    secret: bytes | None = None
+    kind: ClassVar[str] = "pake"
+
+
+@dataclass(frozen=True)
+class Unknown:
+    """A kind this version does not know: ignored in play, refused where another is due."""
+
+    name: str
+    kind: ClassVar[str] = "unknown"
+
+
+Control = Hi | Ok | Refusal | Leave | Bye | Pake | Unknown
+_KINDS: dict[str, type[Hi | Ok | Refusal | Leave | Bye | Pake]] = {
+    cls.kind: cls for cls in (Hi, Ok, Refusal, Leave, Bye, Pake)}
+
+
+def _bin(size: int) -> Callable[[Any], bytes]:
+    def check(value: Any) -> bytes:
+        if not isinstance(value, bytes) or len(value) != size:
+            raise ControlError(f"must be {size} bytes")
+        return value
+    return check
+
+
+def _nil_or(check: Callable[[Any], bytes]) -> Callable[[Any], bytes | None]:
+    return lambda value: None if value is None else check(value)
+
+
+def _count(value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value < 2**31:
+        raise ControlError("must be a count (an integer from 0)")
+    return value
+
+
+def _text(value: Any) -> str:
+    if not isinstance(value, str):
+        raise ControlError("must be text")
+    return value[:MAX_REASON]
+
+
+def _why(value: Any) -> str:
+    return value if value in LEAVE_REASONS else "quit"
+
+
+_B32 = _bin(32)
+#: kind -> {key: check}; the pake kind has three shapes, each of its keys optional.
+_SCHEMA: Mapping[str, Mapping[str, Callable[[Any], Any]]] = {
+    "hi": {"secret": _bin(16), "game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32)},
+    "ok": {"game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32)},
+    "error": {"reason": _text},
+    "leave": {"why": _why},
+    "bye": {"have": _count},
+    "pake": {"msg": _bin(33), "confirm": _B32, "secret": _bin(16)},
+}
+_PAKE_SHAPES = ({"msg"}, {"confirm"}, {"confirm", "secret"})
+
+
+def _raw(frame: bytes) -> dict[str, Any] | None:
+    try:
+        value = msgpack.unpackb(frame, raw=False, strict_map_key=True, max_bin_len=65536,
+                                max_str_len=65536, max_array_len=64, max_map_len=16,
+                                max_ext_len=0)
+    except Exception:  # noqa: BLE001  (whatever does not decode is a game message to judge)
+        return None
+    if isinstance(value, dict) and "ctl" in value:
+        return value
+    return None
+
+
+def is_control(frame: bytes) -> bool:
+    """Whether `frame` is a control frame (a msgpack map with a `ctl` key) rather than a
+    game message."""
+    return _raw(frame) is not None
+
+
+def decode(frame: bytes) -> Control | None:
+    """The control frame in `frame`, None when it is a game message; ControlError when it
+    is a control frame that breaks SPEC 3.4 (OtherVersion for another session version)."""
+    raw = _raw(frame)
+    if raw is None:
+        return None
+    kind, version = raw.pop("ctl"), raw.pop("v", None)
+    if not isinstance(kind, str):
+        raise ControlError("a control frame's kind is not text")
+    if isinstance(version, bool) or not isinstance(version, int):
+        raise ControlError(f"the session frame's version is not a number "
+                           f"({printable(version, 20)}): the other side does not speak the "
+                           "p2pgotg session protocol")
+    if version != SESSION_VERSION:
+        raise OtherVersion(version)
+    schema = _SCHEMA.get(kind)
+    if schema is None:
+        return Unknown(kind)
+    keys = set(raw)
+    unknown, missing = keys - set(schema), set(schema) - keys
+    if kind == "pake":
+        missing = set() if keys in _PAKE_SHAPES else missing
+        if keys not in _PAKE_SHAPES and not unknown:
+            raise ControlError(f"a pake frame carries {sorted(keys)}, not msg, confirm, or "
+                               "confirm and secret")
+    if unknown or missing:
+        what = "has unknown keys " + ", ".join(sorted(unknown)) if unknown else \
+            "lacks " + ", ".join(sorted(missing))
+        raise ControlError(f"the {kind} frame {what}")
+    values = {}
+    for key, value in raw.items():
+        try:
+            values[key] = schema[key](value)
+        except ControlError as exc:
+            raise ControlError(f"the {kind} frame's {key} {exc}") from None
+    return _KINDS[kind](**values)
+
+
+def encode(value: Hi | Ok | Refusal | Leave | Bye | Pake) -> bytes:
+    """The frame's bytes: `ctl`, `v`, then its keys (a pake frame only those it carries)."""
+    out: dict[str, Any] = {"ctl": value.kind, "v": SESSION_VERSION}
+    for field in fields(value):
+        item = getattr(value, field.name)
+        if not (isinstance(value, Pake) and item is None):
+            out[field.name] = item
+    data: bytes = msgpack.packb(out, use_bin_type=True)
+    return data
