@@ -44,6 +44,7 @@ def _judge_file(path: str) -> tuple[str, Report, int]:
     """Stream a transcript through the referee: memory grows with the game, never with the
     file. Returns (the owner's role, the report, how many message records); raises
     OSError or TranscriptError."""
+    from p2pgotg.games import referee as open_referee
     from p2pgotg.protocol import RecordReader, Referee
 
     reader = RecordReader()
@@ -52,7 +53,7 @@ def _judge_file(path: str) -> tuple[str, Report, int]:
         while chunk := f.read(VERIFY_CHUNK):
             records = reader.feed(chunk)
             if referee is None and reader.role is not None and reader.key is not None:
-                referee = Referee(reader.role, reader.key)
+                referee = open_referee(reader.role, reader.key)
             for record in records:
                 assert referee is not None
                 referee.add(record)
@@ -75,22 +76,26 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         return 2
     flow = report.flow
     verdict = report.verdict
-
-    def who(role: str | None) -> str:
-        if role is None or flow.white is None:
-            return str(role)
-        return f"{'White' if role == flow.white else 'Black'} ({role})"
-
     print(f"transcript: {args.file}")
     print(f"written by: the {role}; {messages} signed messages")
+    if flow is None:
+        print(f"exit {int(report.finding)}:     {_FINDINGS[int(report.finding)]}")
+        return int(report.finding)
+    first, colours = flow.first, flow.COLOURS
+
+    def who(role: str | None) -> str:
+        if role is None or first is None:
+            return str(role)
+        return f"{colours[0] if role == first else colours[1]} ({role})"
+
     if flow.game_id is not None:
         print(f"game id:    {flow.game_id.hex()}")
     if flow.options is not None:
         print(f"rules:      {flow.options.describe()}")
-    if flow.white is not None:
-        print(f"white:      the {flow.white}")
-    if flow.game is not None:
-        print(f"moves:      {flow.game.ply}")
+    if first is not None:
+        print(f"{colours[0].lower() + ':':<11} the {first}")
+    for label, value in flow.summary():
+        print(f"{label + ':':<11} {value}")
     if flow.result is not None:
         termination, winner = flow.result
         how = termination.value.replace("_", " ") if termination else "a proven violation"

@@ -21,6 +21,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.cli import main as cli_main
+from p2pgotg.games import replay
 from p2pgotg.net import hosting, joining
 from p2pgotg.net.errors import ConnectionClosedError
 from p2pgotg.net.framing import FramedChannel
@@ -29,7 +30,7 @@ from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.net.tls import make_certificate
-from p2pgotg.protocol import HOST, JOINER, Finding, encode_record, parse, replay
+from p2pgotg.protocol import HOST, JOINER, Finding, encode_record, parse
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.rules import RuleOptions
 from p2pgotg.selfplay import bot_runner

@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.clock import Clocks
 from p2pgotg.net.session import Link
-from p2pgotg.protocol import LocalProtocolError, Peer
+from p2pgotg.protocol import LocalProtocolError
 from p2pgotg.protocol.pair import Pair
 from p2pgotg.rules import Move, Rank, Setup, Side, Termination
 from p2pgotg.ui import end_screen, play_screen
@@ -30,7 +31,7 @@ class PairSession:
     problem: str | None = None
 
     @property
-    def peer(self) -> Peer:
+    def peer(self) -> GotgPeer:
         return self.pair.peer(self.role)
 
     @property

@@ -8,11 +8,13 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import equal, public_bytes
+from p2pgotg.games import replay
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.game_lock import GameInUseError
 from p2pgotg.net.paths import data_dir
 from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.net.transcript_file import TranscriptFile
-from p2pgotg.protocol import Peer, TranscriptError, parse, replay
+from p2pgotg.protocol import TranscriptError, parse
 
 
 def games_dir(base: Path | None = None) -> Path:
@@ -69,7 +71,7 @@ def resume_session(saved: SavedGame, key: Ed25519PrivateKey, tls_fingerprint: by
     except GameInUseError as exc:
         raise GameInUse(exc) from None
     try:
-        peer = Peer.restore(saved.role, key, tls_fingerprint, transcript.records)
+        peer = GotgPeer.restore(saved.role, key, tls_fingerprint, transcript.records)
     except BaseException:
         file.close()  # (and its lock with it)
         raise

@@ -21,6 +21,7 @@ from pathlib import Path
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.admission import (
     AdmissionLimits,
     Gate,
@@ -51,7 +52,7 @@ from p2pgotg.net.tls import (
     public_key_pin,
     server_context,
 )
-from p2pgotg.protocol import HOST, JOINER, Peer, control
+from p2pgotg.protocol import HOST, JOINER, control
 from p2pgotg.rules import RuleOptions
 
 
@@ -179,7 +180,7 @@ async def host_game(
                 await refuse(channel, "this host is busy with another connection")
                 return
         if new_game:
-            peer = Peer(HOST, config.key, fingerprint, config.options)
+            peer = GotgPeer(HOST, config.key, fingerprint, config.options)
             session = GameSession(peer, config.save_dir, join_secret, config.limits,
                                   listen_port=bound_port[0], on_claim=on_status)
             begin_by[0] = ticket.pregame_deadline

@@ -13,6 +13,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import equal
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.errors import (
     ConnectFailedError,
     HandshakeTimeoutError,
@@ -33,7 +34,7 @@ from p2pgotg.net.session import (
     unwrap,
 )
 from p2pgotg.net.tls import certificate_fingerprint, open_pinned_connection, peer_certificate
-from p2pgotg.protocol import HOST, JOINER, Peer, control
+from p2pgotg.protocol import HOST, JOINER, control
 
 
 @dataclass
@@ -226,7 +227,7 @@ async def _one_connection(
             raise SessionError("the host does not have our game any more")
         if session is None:
             fingerprint = certificate_fingerprint(peer_certificate(stream))
-            peer = Peer(JOINER, config.key, fingerprint)
+            peer = GotgPeer(JOINER, config.key, fingerprint)
             session = box[0] = GameSession(peer, config.save_dir, invite.secret, limits,
                                            on_claim=_about_the_host(on_status))
             on_session(session)

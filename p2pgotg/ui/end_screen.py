@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import textwrap
 
-from p2pgotg.protocol import Peer
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.rules import Game, IllegalMoveError, Piece, Setup, Side
 from p2pgotg.ui import board
 from p2pgotg.ui.board import Fragments, Marks
@@ -15,7 +15,7 @@ from p2pgotg.ui.state import AppState, Mode, Screen
 from p2pgotg.ui.words import how_it_ended, result_headline, verdict_words
 
 
-def revealed_setups(peer: Peer) -> dict[Side, Setup]:
+def revealed_setups(peer: GotgPeer) -> dict[Side, Setup]:
     """Every setup this peer can show in full: its own, and the opponent's once the
     opponent's audit has opened every commitment."""
     out: dict[Side, Setup] = {}
@@ -31,7 +31,7 @@ def revealed_setups(peer: Peer) -> dict[Side, Setup]:
     return out
 
 
-def audit_game(peer: Peer, at_start: bool = False) -> Game | None:
+def audit_game(peer: GotgPeer, at_start: bool = False) -> Game | None:
     """The game with every rank known (replayed from both setups), or the player's own
     view when the opponent's setup was never opened."""
     view = peer.view
@@ -92,7 +92,7 @@ def board_text(state: AppState) -> Fragments:
     return board.board_fragments(board.game_content(game), state.viewer, marks, state.ascii)
 
 
-def challenges_explained(peer: Peer) -> list[str]:
+def challenges_explained(peer: GotgPeer) -> list[str]:
     """Every challenge of the game with both ranks, once the audit has opened them all: in
     the blind mode this is the first time either player sees what an arbiter saw."""
     setups = revealed_setups(peer)
@@ -127,7 +127,7 @@ PANEL_WIDTH = 30  # the side panel at 80 columns
 PAGE = 8  # challenge lines on one page of the panel
 
 
-def challenge_pages(peer: Peer) -> list[list[str]]:
+def challenge_pages(peer: GotgPeer) -> list[list[str]]:
     """The challenge list wrapped between words to the panel and cut into pages."""
     pages: list[list[str]] = [[]]
     for line in challenges_explained(peer):

@@ -11,7 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from p2pgotg.protocol import Finding, GameFlow, TranscriptError, parse, replay
+from p2pgotg.games import replay
+from p2pgotg.games.gotg.flow import GotgFlow
+from p2pgotg.protocol import Finding, TranscriptError, parse
 from p2pgotg.protocol.flow import HOST, JOINER
 from p2pgotg.rules import (
     ChallengeResult,
@@ -32,7 +34,7 @@ class ReviewError(Exception):
     """This file cannot be shown; `str()` says why, for the player."""
 
 
-def setups_from_flow(flow: GameFlow) -> dict[Side, Setup]:
+def setups_from_flow(flow: GotgFlow) -> dict[Side, Setup]:
     """Every setup the audit opened: a side's ranks are known once its audit arrived."""
     out: dict[Side, Setup] = {}
     if flow.white is None:
@@ -105,10 +107,12 @@ class Review:
                               "check it with p2pgotg verify") from None
         report = replay(transcript)
         flow = report.flow
+        if flow is not None and not isinstance(flow, GotgFlow):
+            raise ReviewError(f"{path} is a game this review does not show")
         if report.finding is Finding.UNREADABLE:
             raise ReviewError(f"{path} is damaged or forged, so it cannot be shown: "
                               "p2pgotg verify says more")
-        if flow.game is None or flow.white is None or flow.options is None:
+        if flow is None or flow.game is None or flow.white is None or flow.options is None:
             raise ReviewError(f"{path}: this game never got past the setup, so there is "
                               "nothing to show")
         if report.finding is Finding.UNFINISHED:
@@ -158,11 +162,12 @@ class Review:
         return self.steps[self.ply - 1] if self.ply else None
 
 
-def _result_words(flow: GameFlow) -> str:
+def _result_words(flow: GotgFlow) -> str:
     """`White wins: Black resigned`, told with colours, never roles."""
     if flow.result is None:
         return "The game stopped when a broken rule was proven"
-    termination, winner = flow.result
+    ended, winner = flow.result
+    termination = None if ended is None else Termination(ended.value)
     if winner is None:
         return "Draw: " + ("a draw was agreed" if termination is Termination.DRAW_AGREED
                            else "neither side can move")

@@ -9,7 +9,9 @@ import datetime
 from dataclasses import dataclass
 from pathlib import Path
 
-from p2pgotg.protocol import Finding, TranscriptError, parse, replay
+from p2pgotg.games import replay
+from p2pgotg.games.gotg.flow import GotgFlow
+from p2pgotg.protocol import Finding, TranscriptError, parse
 from p2pgotg.protocol.flow import HOST, other
 from p2pgotg.ui.words import how_it_ended
 
@@ -56,6 +58,10 @@ def describe_game(path: Path, against_bot: bool) -> SavedGameInfo:
     report = replay(transcript)
     flow = report.flow
     me = transcript.role
+    if not isinstance(flow, GotgFlow):  # (a file with no message, or another game's)
+        return SavedGameInfo(path, when, "?", "not begun" if flow is None else
+                             "another game", report.unfinished,
+                             f"check: p2pgotg verify {path}", me, against_bot)
     them_key = flow.key_of(other(me))
     opponent = "the bot" if against_bot else (
         f"key {them_key.hex()[:12]}" if them_key else "a player who never answered")

@@ -14,21 +14,20 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from p2pgotg.games.gotg.events import ChallengeStarted, GameStarted, MovePlayed, SetupCommitted
+from p2pgotg.games.gotg.flow import GotgFlow
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.players.levels import PLAY_DEFAULT
-from p2pgotg.protocol import JOINER, GameFlow, Peer, Phase
+from p2pgotg.protocol import JOINER, Phase
 from p2pgotg.protocol.events import (
     AuditCompleted,
-    ChallengeStarted,
     ChatReceived,
     ColoursDecided,
     DrawDeclined,
     DrawOffered,
     Event,
     GameEnded,
-    GameStarted,
-    MovePlayed,
     OptionsProposed,
-    SetupCommitted,
 )
 from p2pgotg.protocol.printable import controls_escaped, printable
 from p2pgotg.rules import Game, PlyRecord, Rank, RuleOptions, Side
@@ -41,7 +40,7 @@ from p2pgotg.ui.words import challenge_lines, how_it_ended, result_headline, ver
 if TYPE_CHECKING:
     from p2pgotg.net.session import GameSession
 
-Action = Callable[[Peer], list[Event]]
+Action = Callable[[GotgPeer], list[Event]]
 
 
 class Mode(enum.Enum):
@@ -192,7 +191,7 @@ class AppState:
     # -- the session, read -------------------------------------------------------------
 
     @property
-    def peer(self) -> Peer | None:
+    def peer(self) -> GotgPeer | None:
         return self.session.peer if self.session else None
 
     @property
@@ -363,7 +362,7 @@ class AppState:
     def _add(self, text: str, style: str = "") -> None:
         self.log.append(LogLine(controls_escaped(text), style))
 
-    def _on_event(self, event: Event, peer: Peer) -> None:
+    def _on_event(self, event: Event, peer: GotgPeer) -> None:
         them = self.opponent
         if isinstance(event, OptionsProposed) and peer.role == JOINER:
             self.say("the host proposes these rules: press a to accept, q to decline")
@@ -390,8 +389,9 @@ class AppState:
             self._log_talk(event, peer)
         elif isinstance(event, GameEnded):
             side = peer.side
-            won = None if event.winner_side is None else event.winner_side is side
-            head = result_headline(event.winner_side, side, self.opponent)
+            winner_side = None if event.winner is None else peer.flow.side_of(event.winner)
+            won = None if winner_side is None else winner_side is side
+            head = result_headline(winner_side, side, self.opponent)
             self._add(f"{head}: {how_it_ended(event.termination, won)}.", "class:log.end")
             self.selected = None
             if self.status_error:  # an old complaint means nothing now
@@ -399,7 +399,7 @@ class AppState:
         elif isinstance(event, AuditCompleted):
             self._add(verdict_words(event.verdict, peer.role, self.opponent), "class:log.end")
 
-    def _on_move(self, event: MovePlayed, peer: Peer) -> None:
+    def _on_move(self, event: MovePlayed, peer: GotgPeer) -> None:
         view, side = peer.view, peer.side
         assert view is not None and side is not None
         record = event.record
@@ -429,14 +429,14 @@ class AppState:
             for line in challenge_lines(view, record, side):
                 self._add(f"      {line}", "class:log.challenge")
 
-    def _log_resumed(self, peer: Peer) -> None:
+    def _log_resumed(self, peer: GotgPeer) -> None:
         """A game picked up from its saved transcript: the log so far, rebuilt by replaying
         the messages, so chat lines and draw offers come back between the moves they came
         with; the moves are told from the view (which knows our own ranks)."""
         view, side = peer.view, peer.side
         assert view is not None and side is not None
         self._add(f"Resumed: you are {side.display_name}.", "class:log.info")
-        replayed = GameFlow()
+        replayed = GotgFlow()
         number = 0
         for role, data in peer.flow.transcript:
             try:
@@ -452,7 +452,7 @@ class AppState:
         for rest in range(number, len(view.history)):
             self._log_move(view, view.history[rest], rest + 1, side)
 
-    def _log_talk(self, event: Event, peer: Peer) -> None:
+    def _log_talk(self, event: Event, peer: GotgPeer) -> None:
         """A draw offer, a declined draw or a chat line, in the log."""
         them = self.opponent
         if isinstance(event, DrawOffered):

@@ -6,6 +6,8 @@ arbiter would say it ("their piece was eliminated") whenever a rank is hidden.
 
 from __future__ import annotations
 
+import enum
+
 from p2pgotg.protocol import Verdict
 from p2pgotg.protocol.printable import controls_escaped
 from p2pgotg.rules import ChallengeResult, Game, Piece, PlyRecord, Rank, Side, Termination
@@ -49,7 +51,7 @@ def result_headline(winner_side: Side | None, me: Side | None, opponent: str) ->
     return f"{opponent[0].upper()}{opponent[1:]} wins"
 
 
-def how_it_ended(termination: Termination | None, won: bool | None) -> str:
+def how_it_ended(termination: enum.Enum | None, won: bool | None) -> str:
     """The reason, said to the player (`won` is None for a draw; `termination` is None
     when a proven violation ended the game)."""
     mine = bool(won)
@@ -74,7 +76,7 @@ def how_it_ended(termination: Termination | None, won: bool | None) -> str:
             "they left the game and did not come back" if mine
             else "you were away too long"
         ),
-    }[termination]
+    }[Termination(termination.value)]
 
 
 def verdict_words(verdict: Verdict, my_role: str, opponent: str) -> str:

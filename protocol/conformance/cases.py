@@ -1079,7 +1079,9 @@ async def never_commit(ctx: Ctx) -> str:
 
 
 @case("7.13", "our hello's key is the identity point, 'signed' so that it verifies",
-      expect="error frame naming `bad-key`", spec="2.3 step 2, 2.4 hello")
+      expect="error frame naming `bad-key` and the connection closed; such a hello proves "
+      "nothing (anyone can sign for that key), so the host keeps waiting", spec="2.3 step 2, "
+      "2.4 hello", host="runs")
 async def bad_key(ctx: Ctx) -> str:
     j = await ctx.join()
 
