@@ -22,7 +22,7 @@ ROW = re.compile(r"^ ([1-8]) ")
 
 
 class Tmux:
-    """One private tmux server (its own socket), one 80x24 window."""
+    """One private tmux server (its own socket); windows of 80x24 unless asked."""
 
     def __init__(self, socket: Path) -> None:
         exe = shutil.which("tmux")
@@ -38,9 +38,10 @@ class Tmux:
             raise AssertionError(f"tmux {' '.join(args)} failed: {done.stderr.strip()}")
         return done.stdout
 
-    def start(self, command: str, name: str = "game") -> None:
-        self.run("new-session", "-d", "-x", "80", "-y", "24", "-s", name, "-c", str(ROOT),
-                 command)
+    def start(self, command: str, name: str = "game", size: tuple[int, int] = (80, 24),
+              cwd: Path = ROOT) -> None:
+        self.run("new-session", "-d", "-x", str(size[0]), "-y", str(size[1]), "-s", name,
+                 "-c", str(cwd), command)
 
     def keys(self, *keys: str, literal: bool = False, to: str = "game") -> None:
         self.run("send-keys", "-t", to, *(["-l"] if literal else []), *keys)
