@@ -36,6 +36,15 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_rules(args: argparse.Namespace) -> int:
+    """How to play, in a screenful: the same text as `?` in the game and the README."""
+    from p2pgotg.rules.primer import TITLE, primer
+
+    print(f"{TITLE}\n\n{primer()}\nEvery rule, and what was decided where the rule texts "
+          "disagree:\nchapter 1 of SPEC.md.")
+    return 0
+
+
 #: How much of a transcript `verify` reads at a time: it streams the file (SPEC 2.8).
 VERIFY_CHUNK = 1 << 16
 
@@ -658,6 +667,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--max-moves", type=_positive, default=2000, metavar="N",
                       help="stop after N moves if the game has not ended (default: 2000)")
     demo.set_defaults(func=_cmd_demo)
+    rules = sub.add_parser("rules", help="how to play: the ranks, challenges, how to win, keys",
+                           description="The rules in a screenful (the same text as ? in "
+                           "the game): the ranks in order, who beats whom, the Spy and the "
+                           "Private, the Flag and how to win, the keys.")
+    rules.set_defaults(func=_cmd_rules)
     verify = sub.add_parser(
         "verify",
         help="check a saved game transcript",

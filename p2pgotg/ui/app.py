@@ -87,6 +87,9 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
     def columns() -> int:
         return get_app().output.get_size().columns
 
+    def rows() -> int:
+        return get_app().output.get_size().rows
+
     def title() -> Fragments:
         words = TITLES[state.screen](state)
         return [("class:title", f" {words}")]
@@ -167,7 +170,8 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
             Window(FormattedTextControl(hints), height=1),
         ]),
         floats=[Float(ConditionalContainer(
-            Window(FormattedTextControl(lambda: help_text(state)), style="class:help"),
+            Window(FormattedTextControl(lambda: help_text(state, rows() - 4)),
+                   style="class:help"),
             Condition(lambda: state.help_visible),
         ), top=1, bottom=3, left=0, right=0)],
     )

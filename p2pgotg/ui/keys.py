@@ -25,6 +25,7 @@ from p2pgotg.ui import (
     start_screen,
 )
 from p2pgotg.ui.errors import explain
+from p2pgotg.ui.help import scroll as scroll_help
 from p2pgotg.ui.state import AppState, Confirm, Prompt, Screen
 
 Handler = Callable[[KeyPressEvent], None]
@@ -54,7 +55,8 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
         return Condition(lambda: state.screen in screens)
 
     confirming = Condition(lambda: state.confirm is not None)
-    keys = ~Condition(lambda: state.takes_text) & ~confirming  # letters are commands
+    helping = Condition(lambda: state.help_visible)  # the `?` overlay is up: keys scroll it
+    keys = ~Condition(lambda: state.takes_text) & ~confirming & ~helping  # letters: commands
     empty = Condition(lambda: buffer.text == "")
     no_prompt = Condition(lambda: state.prompt is None)
 
@@ -121,7 +123,7 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     @add("escape", filter=~confirming, eager=True)
     def _escape(event: KeyPressEvent) -> None:
         if state.help_visible:
-            state.help_visible = False
+            state.toggle_help()
         elif state.screen is Screen.REVIEW and state.review_back is not None:
             review_screen.close(state)
         elif state.screen is Screen.GAMES and state.prompt is None:
@@ -139,16 +141,32 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
             state.editor.picked = None
             state.say("put back")
 
-    @add("?", filter=(keys | empty) & no_prompt & ~confirming)
+    @add("?", filter=(keys | empty | helping) & no_prompt & ~confirming)
     def _help(event: KeyPressEvent) -> None:
-        state.help_visible = not state.help_visible
+        state.toggle_help()
+
+    # -- the `?` overlay: it scrolls, and no key acts on the screen beneath it -------------
+    reading = helping & ~confirming
+    for name, step in (("up", -1), ("down", 1), ("pageup", -10), ("pagedown", 10),
+                       ("space", 10), ("home", -10**6), ("end", 10**6)):
+        @add(name, filter=reading & (~Condition(lambda: state.takes_text) | empty))
+        def _help_scroll(event: KeyPressEvent, step: int = step) -> None:
+            scroll_help(state, step)
+
+    @add("q", filter=reading & ~Condition(lambda: state.takes_text))
+    def _help_close(event: KeyPressEvent) -> None:
+        state.toggle_help()
+
+    @add("<any>", filter=reading & ~Condition(lambda: state.takes_text))
+    def _help_ignores(event: KeyPressEvent) -> None:
+        """Under the overlay, a letter does nothing (it never acts on the screen)."""
 
     for name, (dx, dy) in ARROWS.items():
-        @add(name, filter=on(Screen.SETUP) & no_prompt & ~confirming)
+        @add(name, filter=on(Screen.SETUP) & no_prompt & ~confirming & ~helping)
         def _setup_arrow(event: KeyPressEvent, dx: int = dx, dy: int = dy) -> None:
             setup_screen.move_cursor(state, dx, dy)
 
-        @add(name, filter=on(Screen.PLAY) & empty & ~confirming)
+        @add(name, filter=on(Screen.PLAY) & empty & ~confirming & ~helping)
         def _play_arrow(event: KeyPressEvent, dx: int = dx, dy: int = dy) -> None:
             play_screen.move_cursor(state, dx, dy)
 

@@ -287,7 +287,7 @@ def submit(state: AppState, line: str) -> None:
         assert command.move is not None
         try_move(state, command.move)
     elif command.kind == "help":
-        state.help_visible = not state.help_visible
+        state.toggle_help()
     elif command.kind == "quit":
         state.ask_quit()
     elif peer is None:

@@ -28,7 +28,8 @@ def body(state: AppState) -> Fragments:
         ("", "Join a game: type the short code or invite code a friend gave you\n\n"),
         ("class:strong", "   4  "),
         ("", "Your saved games: review them, resume unfinished ones\n\n"),
-        ("class:strong", "   q  "), ("", "Quit\n\n\n"),
+        ("class:strong", "   ?  "), ("", "How to play: the rules in a screenful, and the keys\n\n"),
+        ("class:strong", "   q  "), ("", "Quit\n\n"),
         ("class:dim", ("  Hosting here uses the standard rules; for others (clocks, the\n"
                        "  two-squares rule...) see: p2pgotg host --help\n")),
     ]
@@ -37,7 +38,7 @@ def body(state: AppState) -> Fragments:
 def hints(state: AppState) -> str:
     if state.prompt is Prompt.JOIN_CODE:
         return "type the short code or paste the invite code, then Enter; Esc goes back"
-    return "1 play the bot   l bot level   2 host   3 join   4 saved games   q quit"
+    return "1 play the bot   l level   2 host   3 join   4 saved games   ? how to play   q quit"
 
 
 def next_level(state: AppState) -> None:

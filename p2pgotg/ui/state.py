@@ -167,7 +167,8 @@ class AppState:
         # the screen
         self.status = ""
         self.status_error = False
-        self.help_visible = False
+        self.help_on: Screen | None = None  # the screen the `?` overlay was opened on
+        self.help_scroll = 0  # the overlay's first line shown
         self.prompt: Prompt | None = None
         self.confirm: Confirm | None = None
         self.from_start = mode is None  # quitting a game goes back to the start screen
@@ -244,6 +245,16 @@ class AppState:
         if phase is Phase.PLAY:
             return Screen.PLAY
         return Screen.LOBBY
+
+    @property
+    def help_visible(self) -> bool:
+        """The `?` overlay is shown only over the screen it was opened on: leaving that
+        screen (a game starting, going back to the start screen) closes it."""
+        return self.help_on is not None and self.help_on is self.screen
+
+    def toggle_help(self) -> None:
+        self.help_on = None if self.help_visible else self.screen
+        self.help_scroll = 0
 
     @property
     def in_game(self) -> bool:
