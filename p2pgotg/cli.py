@@ -275,16 +275,28 @@ def _cmd_host(args: argparse.Namespace) -> int:
     if args.games_total is not None and args.max_games is None:
         print("--games-total needs --max-games", file=sys.stderr)
         return 2
-    if not args.bot:
-        return _interface(args, "host")
+    if args.max_games is not None and (args.resume or args.new):
+        print("--resume and --new choose for one game: the many-game host resumes every "
+              "unfinished game it holds", file=sys.stderr)
+        return 2
     try:
         key = load_or_create_identity()
         cert, tls_key = load_or_create_tls_identity()
     except NetError as exc:
         print(f"cannot load your keys: {exc.user_message}", file=sys.stderr)
         return 2
+    resume = True  # (the many-game host resumes every unfinished game it holds)
+    if args.max_games is None:
+        try:
+            decided = _host_again(args, key, interactive=not args.bot)
+        except _CannotHost as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        if not args.bot:
+            return _interface(args, "host", resume=decided)
+        resume = bool(decided)
     config = HostConfig(key, cert, tls_key, _options_from(args), games_dir(),
-                        port=args.port, bind=args.bind, limits=_limits(args))
+                        port=args.port, bind=args.bind, limits=_limits(args), resume=resume)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     if args.max_games is not None:
         return _host_many(args, config, seed)
@@ -461,7 +473,7 @@ def _has_terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def _interface(args: argparse.Namespace, mode: str | None) -> int:
+def _interface(args: argparse.Namespace, mode: str | None, resume: bool | None = None) -> int:
     """Open the terminal game: `play` (the bot), `host`, `join`, or the start screen."""
     from p2pgotg import cli_internet
 
@@ -488,6 +500,7 @@ def _interface(args: argparse.Namespace, mode: str | None) -> int:
         launch.level = args.level
     if hasattr(args, "abandon"):
         launch.limits = _limits(args)
+    launch.resume = resume
     launch.port = getattr(args, "port", 0)
     launch.bind = getattr(args, "bind", None)
     launch.invite = getattr(args, "code", None)
@@ -581,40 +594,84 @@ def _bind_address(text: str) -> str:
         "addresses, or give one it has (127.0.0.1 for this computer only)")
 
 
+#: The rule options' argument names: each is None unless given (the defaults are
+#: RuleOptions'), so that `host` can tell options given for a new game from none given.
+RULE_ARGUMENTS = ("arbiter", "flag_rule", "two_squares", "chasing", "clock", "move_time")
+
+
 def _options_from(args: argparse.Namespace):
     from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions
 
+    default = RuleOptions()
     return RuleOptions(
-        flag_rule=FlagRule(args.flag_rule),
-        two_squares=args.two_squares,
-        chasing=args.chasing,
-        challenge_mode=ChallengeMode(args.arbiter),
-        clock_seconds=args.clock,
-        move_seconds=args.move_time,
+        flag_rule=FlagRule(args.flag_rule) if args.flag_rule else default.flag_rule,
+        two_squares=bool(args.two_squares),
+        chasing=bool(args.chasing),
+        challenge_mode=ChallengeMode(args.arbiter) if args.arbiter else default.challenge_mode,
+        clock_seconds=args.clock or 0,
+        move_seconds=args.move_time or 0,
     )
+
+
+def _rules_given(args: argparse.Namespace) -> bool:
+    return any(getattr(args, name, None) is not None for name in RULE_ARGUMENTS)
+
+
+class _CannotHost(Exception):
+    """`host` was asked for what it cannot do; `str()` says why, for the user."""
+
+
+def _host_again(args: argparse.Namespace, key, interactive: bool) -> bool | None:
+    """Whether `host` resumes its newest unfinished hosted game: True or False when decided
+    (`--resume`, `--new`, or nothing to resume), None for the screen to ask. Raises
+    _CannotHost when neither can be done: rule options given for a new game are never
+    dropped to resume a game hosted with other rules."""
+    from p2pgotg.net.games import games_dir, unfinished_games
+    from p2pgotg.protocol import HOST
+
+    saved = [g for g in unfinished_games(games_dir(), HOST, key) if g.join_secret is not None]
+    if not saved:
+        if args.resume:
+            raise _CannotHost("--resume: you have no unfinished hosted game to resume "
+                              "(p2pgotg games lists your games); leave it out to host a new "
+                              "game")
+        return False
+    if args.new:
+        return False
+    game, options = saved[0], _options_from(args)
+    if _rules_given(args) and game.options != options and (args.resume or not interactive):
+        rules = game.options.describe() if game.options is not None else "unknown rules"
+        raise _CannotHost(f"your unfinished hosted game ({game.path.name}) has the rules: "
+                          f"{rules}. The rule options given ({options.describe()}) are for a "
+                          "new game: add --new to host one (the unfinished game stays "
+                          "saved), or leave them out to resume it")
+    if not interactive:
+        print(f"your unfinished hosted game ({game.path.name}) resumes; --new hosts a new game "
+              "instead", flush=True)
+    return True if args.resume or not interactive else None
 
 
 def _add_rule_options(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("rule options (proposed by the host)")
-    g.add_argument("--arbiter", choices=["open", "blind"], default="open",
+    g.add_argument("--arbiter", choices=["open", "blind"], default=None,
                    help="open (default): both ranks of a challenge are declared; blind: a "
                    "two-party computation tells both players only who won, as an arbiter "
                    "would")
     g.add_argument("--flag-rule", choices=["safe_or_survive", "always_survive", "immediate"],
-                   default="safe_or_survive",
+                   default=None,
                    help="when a Flag that reaches the far back rank wins: safe_or_survive "
                    "(default) at once if no enemy piece stands beside it, else once it has "
                    "survived the opponent's next move; always_survive only once it has "
                    "survived the opponent's next move; immediate at once")
-    g.add_argument("--two-squares", action="store_true",
+    g.add_argument("--two-squares", action="store_true", default=None,
                    help="forbid moving one piece between the same two squares more than "
                    "three turns in a row (off by default)")
-    g.add_argument("--chasing", action="store_true",
+    g.add_argument("--chasing", action="store_true", default=None,
                    help="forbid chasing: threatening the piece that just moved away from you "
                    "again, when that repeats an earlier position (off by default)")
-    g.add_argument("--clock", type=_duration, default=0, metavar="TIME",
+    g.add_argument("--clock", type=_duration, default=None, metavar="TIME",
                    help="each player's total time, e.g. 15m (default: none)")
-    g.add_argument("--move-time", type=_duration, default=0, metavar="TIME",
+    g.add_argument("--move-time", type=_duration, default=None, metavar="TIME",
                    help="the most one move may take, e.g. 60s (default: none)")
 
 
@@ -694,6 +751,13 @@ def build_parser() -> argparse.ArgumentParser:
                       "until interrupted; with N > 1 the bots think in a worker process")
     host.add_argument("--games-total", type=_positive, default=None, metavar="M",
                       help="with --max-games: stop once M games have ended")
+    again = host.add_argument_group(
+        "an unfinished hosted game (without these, the screen asks; headless, it resumes)")
+    choice = again.add_mutually_exclusive_group()
+    choice.add_argument("--resume", action="store_true",
+                        help="resume your unfinished hosted game without asking")
+    choice.add_argument("--new", action="store_true",
+                        help="host a new game without asking (the unfinished one stays saved)")
     _add_rule_options(host)
     host.set_defaults(func=_cmd_host)
     join = sub.add_parser("join", help="join a game by its short code or invite code; "

@@ -12,6 +12,7 @@ from p2pgotg.net.paths import data_dir
 from p2pgotg.net.session import GameSession, Limits
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.protocol import Peer, TranscriptError, parse, replay
+from p2pgotg.rules import RuleOptions
 
 
 def games_dir(base: Path | None = None) -> Path:
@@ -25,6 +26,7 @@ class SavedGame:
     role: str
     join_secret: bytes | None
     port: int = 0  # where the host listened (0: not saved)
+    options: RuleOptions | None = None  # the rules the host proposed (None before its hello)
 
 
 def unfinished_games(directory: Path, role: str, key: Ed25519PrivateKey) -> list[SavedGame]:
@@ -42,11 +44,13 @@ def unfinished_games(directory: Path, role: str, key: Ed25519PrivateKey) -> list
             continue
         if transcript.role != role or not equal(transcript.key, mine):
             continue
-        if not replay(transcript).unfinished:  # (a torn tail too: resuming cuts it off)
+        report = replay(transcript)
+        if not report.unfinished:  # (a torn tail too: resuming cuts it off)
             continue
         port = transcript.secrets.get("port")
         found.append(SavedGame(path, role, transcript.secrets.get("join"),
-                               int.from_bytes(port, "big") if port else 0))
+                               int.from_bytes(port, "big") if port else 0,
+                               report.flow.options))
     return found
 
 

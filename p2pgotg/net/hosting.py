@@ -67,6 +67,7 @@ class HostConfig:
     bind: str | None = None
     limits: Limits = field(default_factory=Limits)
     resume: bool = True  # pick up our unfinished hosted game, if there is one
+    resume_from: Path | None = None  # that one (the player chose it), else the newest
     reach: ReachOptions | None = None  # None: LAN invite codes only (SPEC 3.3, version 1)
     admission: AdmissionLimits = field(default_factory=AdmissionLimits)
 
@@ -96,6 +97,8 @@ async def host_game(
     listen_port = config.port
     if config.resume:
         saved = unfinished_games(config.save_dir, HOST, config.key)
+        if config.resume_from is not None:
+            saved = [game for game in saved if game.path == config.resume_from]
         if saved and saved[0].join_secret is not None:
             session = resume_session(saved[0], config.key, fingerprint, config.limits)
             join_secret = saved[0].join_secret

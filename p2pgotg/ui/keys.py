@@ -20,6 +20,7 @@ from p2pgotg.ui import (
     games_screen,
     lobby_screen,
     play_screen,
+    resume_screen,
     review_screen,
     setup_screen,
     start_screen,
@@ -228,14 +229,20 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     def _review_last(event: KeyPressEvent) -> None:
         review_screen.step(state, 10**6)
 
-    # -- the offer to resume a game against the bot -----------------------------------
+    # -- the offer of unfinished games ---------------------------------------------------
     @add("r", filter=keys & on(Screen.RESUME))
+    @add("enter", filter=keys & on(Screen.RESUME))
     def _resume(event: KeyPressEvent) -> None:
-        state.driver.resume_answer(True)
+        resume_screen.resume(state)
 
     @add("n", filter=keys & on(Screen.RESUME))
     def _fresh(event: KeyPressEvent) -> None:
-        state.driver.resume_answer(False)
+        state.driver.resume_answer(None)
+
+    for name, step in (("up", -1), ("down", 1), ("k", -1), ("j", 1)):
+        @add(name, filter=keys & on(Screen.RESUME))
+        def _resume_step(event: KeyPressEvent, step: int = step) -> None:
+            resume_screen.move(state, step)
 
     @add(start_screen.LEVEL_KEY, filter=keys & on(Screen.START) & no_prompt)
     def _level(event: KeyPressEvent) -> None:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from p2pgotg.protocol import Finding, TranscriptError, parse, replay
 from p2pgotg.protocol.flow import HOST, other
-from p2pgotg.ui.words import how_it_ended
+from p2pgotg.ui.words import how_it_ended, plural
 
 BOT_FOLDER = "bot"  # games against the bot, kept apart from games against people
 
@@ -26,6 +26,7 @@ class SavedGameInfo:
     command: str  # what to run to resume it (unfinished) or show it (finished)
     role: str | None = None  # the file owner's seat: host or joiner
     against_bot: bool = False
+    begun: bool = False  # past the setup: there are moves (or an end) to speak of
 
     def lines(self) -> list[str]:
         """Two lines for a list: what it was, then the command."""
@@ -61,7 +62,10 @@ def describe_game(path: Path, against_bot: bool) -> SavedGameInfo:
         f"key {them_key.hex()[:12]}" if them_key else "a player who never answered")
     moves = flow.game.ply if flow.game is not None else 0
     if report.unfinished:  # (a torn last record too: resuming cuts it off)
-        stage = f"{moves} moves played" if flow.game is not None else "not begun"
+        stage = "not begun: in the setup" if flow.game is None else plural(moves, "move") \
+            + " played"
+        if flow.result is not None:
+            stage += "; over, the audit waits for the other side"
         if against_bot:
             command = "resume: p2pgotg play"
         elif me == HOST:
@@ -69,7 +73,7 @@ def describe_game(path: Path, against_bot: bool) -> SavedGameInfo:
         else:
             command = "resume: p2pgotg join CODE (the invite code of that game)"
         return SavedGameInfo(path, when, opponent, f"unfinished ({stage})", True, command,
-                             me, against_bot)
+                             me, against_bot, flow.game is not None)
     if report.finding is Finding.UNREADABLE:
         return SavedGameInfo(path, when, opponent, "damaged: p2pgotg verify says more",
                              False, f"check: p2pgotg verify {path}", me, against_bot)
@@ -83,5 +87,5 @@ def describe_game(path: Path, against_bot: bool) -> SavedGameInfo:
     if verdict is not None and not verdict.clean:
         cheat = "you" if verdict.cheater == me else "they"
         result += f" ({cheat} broke a rule)"
-    return SavedGameInfo(path, when, opponent, f"{result}, {moves} moves", False,
-                         f"review: p2pgotg show {path}", me, against_bot)
+    return SavedGameInfo(path, when, opponent, f"{result}, {plural(moves, 'move')}", False,
+                         f"review: p2pgotg show {path}", me, against_bot, True)

@@ -31,7 +31,7 @@ from p2pgotg.protocol.events import (
     SetupCommitted,
 )
 from p2pgotg.protocol.printable import controls_escaped, printable
-from p2pgotg.rules import Game, PlyRecord, Rank, RuleOptions, Side
+from p2pgotg.rules import Game, PlyRecord, Rank, RuleOptions, Side, Termination
 from p2pgotg.ui import board
 from p2pgotg.ui.review import Review
 from p2pgotg.ui.saved_games import SavedGameInfo
@@ -95,8 +95,9 @@ class Driver(Protocol):
     def leave(self) -> None:
         """Leave the game in play (telling the other side) and go back to the start screen."""
 
-    def resume_answer(self, resume: bool) -> None:
-        """The player's answer to the offer to resume an unfinished game against the bot."""
+    def resume_answer(self, choice: int | None) -> None:
+        """The player's answer to the offer of unfinished games: the index of the one to
+        resume, or None for a new game."""
 
     def games_folder(self) -> Path:
         """Where the saved games are."""
@@ -123,7 +124,7 @@ class _NoDriver:
     def leave(self) -> None:
         raise RuntimeError("no driver attached")
 
-    def resume_answer(self, resume: bool) -> None:
+    def resume_answer(self, choice: int | None) -> None:
         raise RuntimeError("no driver attached")
 
     def take_reply(self, code: str) -> None:
@@ -139,6 +140,20 @@ class _NoDriver:
 
     def invalidate(self) -> None:
         pass
+
+
+@dataclass
+class ResumeOffer:
+    """Unfinished games the player may pick up again, or leave for a new one (Screen.RESUME):
+    `play` offers its games against the bot, hosting its hosted games."""
+
+    heading: str  # `You have 2 unfinished games against the bot.`
+    games: list[str]  # one line each, in the order offered
+    new_game: str  # what `n` does
+    cursor: int = 0
+
+    def move(self, step: int) -> None:
+        self.cursor = max(0, min(len(self.games) - 1, self.cursor + step))
 
 
 @dataclass(frozen=True)
@@ -176,7 +191,7 @@ class AppState:
         self.review_back: Screen | None = None  # where leaving the review goes
         self.saved_games: list[SavedGameInfo] | None = None  # Screen.GAMES, when shown
         self.games_cursor = 0
-        self.resume_offer: str | None = None  # Screen.RESUME: what the unfinished game is
+        self.resume_offer: ResumeOffer | None = None  # Screen.RESUME: the unfinished games
         self.cursor = 0  # a square index
         self.selected: int | None = None  # the square of a piece picked up to move
         self.editor: SetupEditor | None = None
@@ -189,6 +204,7 @@ class AppState:
         self.bot_level = PLAY_DEFAULT  # how well the bot plays; the start screen changes it
         self._seen = 0
         self._claimed_at: tuple[int, int] | None = None  # (ply, events) of the last claim
+        self._ended: str | None = None  # `game over: You win: ...` once the game has ended
 
     # -- the session, read -------------------------------------------------------------
 
@@ -330,6 +346,7 @@ class AppState:
         self.log = []
         self._seen = 0
         self._claimed_at = None
+        self._ended = None
         self.editor = None
         self.selected = None
         self.offer_draw = False
@@ -403,12 +420,17 @@ class AppState:
             side = peer.side
             won = None if event.winner_side is None else event.winner_side is side
             head = result_headline(event.winner_side, side, self.opponent)
-            self._add(f"{head}: {how_it_ended(event.termination, won)}.", "class:log.end")
+            self._ended = f"game over: {head}: {how_it_ended(event.termination, won)}"
+            if won and event.termination is Termination.FLAG_REACHED_BACK_RANK:
+                self._ended += ": win claimed"  # (SPEC 1.7: the client says it claimed)
+            self._add(f"{self._ended.removeprefix('game over: ')}.", "class:log.end")
             self.selected = None
-            if self.status_error:  # an old complaint means nothing now
-                self.say("")
+            self.say(f"{self._ended}. Checking the audit...")  # (nothing waits any more)
         elif isinstance(event, AuditCompleted):
             self._add(verdict_words(event.verdict, peer.role, self.opponent), "class:log.end")
+            done = "the audit is in (below)" if event.verdict.audit_complete else \
+                "the audit is incomplete (below)"
+            self.say(f"{self._ended}; {done}" if self._ended else done)
 
     def _on_move(self, event: MovePlayed, peer: Peer) -> None:
         view, side = peer.view, peer.side
@@ -462,6 +484,13 @@ class AppState:
                     self._log_talk(event, peer)
         for rest in range(number, len(view.history)):
             self._log_move(view, view.history[rest], rest + 1, side)
+        if peer.flow.is_over:
+            self.say("resumed: the game is over; checking the audit...")
+        elif peer.flow.pending is not None:
+            self.say("resumed: a challenge waits for its reply")
+        else:
+            self.say("resumed: your move" if peer.my_turn else
+                     f"resumed: {self.opponent} to move")
 
     def _log_talk(self, event: Event, peer: Peer) -> None:
         """A draw offer, a declined draw or a chat line, in the log."""

@@ -11,6 +11,11 @@ from p2pgotg.protocol.printable import controls_escaped
 from p2pgotg.rules import ChallengeResult, Game, Piece, PlyRecord, Rank, Side, Termination
 
 
+def plural(count: int, noun: str) -> str:
+    """`1 move`, `2 moves`, `0 pieces`: a count and its noun, agreeing."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
+
+
 def rank_name(rank: Rank) -> str:
     """The display name without its star count: short enough for a side panel."""
     return rank.display_name.split(" (", 1)[0]
