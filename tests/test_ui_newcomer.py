@@ -189,7 +189,8 @@ def status_line(screen: str) -> str:
 def test_play_offers_every_unfinished_game_and_the_status_says_where_it_stands(
         tmp_path: Path, tmux: Tmux) -> None:
     home = tmp_path / "home"
-    savedgames.play(home, 1, until=lambda person, bot: person.view.ply >= 11)
+    game = savedgames.play(home, 1, until=lambda person, bot: person.view.ply >= 11)
+    plies = game.person.peer.view.ply
     play = "play --ascii --seed 5 --think 0.05 --level easy"
     tmux.start(_command(home, play))
     tmux.wait_for("the offer", lambda s: "unfinished game against the bot" in s, 20)
@@ -202,7 +203,7 @@ def test_play_offers_every_unfinished_game_and_the_status_says_where_it_stands(
     tmux.start(_command(home, play), name="again")
     screen = tmux.wait_for("the offer", lambda s: "2 unfinished games" in s, 20, on="again")
     chosen = next(line for line in screen.splitlines() if line.startswith(" > "))
-    assert "11 moves played" in chosen
+    assert f"{plies} moves played" in chosen
     assert "not begun" in screen  # (listed too, after the game with moves)
     tmux.keys("r", to="again")
     screen = tmux.wait_for("the resumed game", lambda s: "move>" in s and "Resumed" in s, 20,
@@ -227,3 +228,137 @@ def test_the_status_line_says_the_game_is_over_when_a_challenge_ends_it(
     status = " ".join(screen.split())
     assert "waiting for the reply" not in status
     assert "game over: The bot wins: your flag was eliminated in a challenge" in status
+
+
+# -- point 5: small terminals -----------------------------------------------------------------
+
+def test_a_small_window_says_to_make_it_larger_and_nothing_is_cut(
+        tmp_path: Path, tmux: Tmux) -> None:
+    home = tmp_path / "home"
+    tmux.start(_command(home, "play --ascii --seed 3 --think 0.05 --level easy"),
+               size=(60, 20))
+    screen = tmux.wait_for("the window's message", lambda s: "This window is 60x20" in s, 20)
+    assert "needs at least 80x24" in " ".join(screen.split())
+    assert "Pieces to p" not in screen  # no board or tray cut at the window's edge
+    tmux.run("resize-window", "-t", "game", "-x", "80", "-y", "24")
+    screen = tmux.wait_for("the setup screen", lambda s: "Setup - you play" in s)
+    assert screen.rstrip().endswith("d READY")  # the key hints whole
+    assert re.search(r"PVT Private +6", screen) and re.search(r"SPY Spy +2", screen)
+    tmux.keys("r")
+    tmux.wait_for("a random army", lambda s: "All 21 placed" in s)
+    tmux.keys("d")
+    tmux.wait_for("the game", lambda s: "move>" in s and "Moves" in s)
+    tmux.run("resize-window", "-t", "game", "-x", "60", "-y", "20")
+    tmux.wait_for("the message again", lambda s: "This window is 60x20" in s)
+    # a screen of text fits such a window: the start screen, every line and key whole
+    tmux.start(_command(tmp_path / "other", "start --ascii --stun off --no-port-map"),
+               name="start", size=(60, 20))
+    screen = tmux.wait_for("the start screen", lambda s: "What would you like" in s, 20,
+                           on="start")
+    assert "q  Quit" in screen and "See:" not in screen and "q quit" in screen
+    assert "This window" not in screen
+    assert all(len(line) <= 60 for line in screen.splitlines())
+
+
+# -- points 6 and 12: the end screen's lists -------------------------------------------------
+
+PANEL_COLUMN = 49  # where the end screen's side panel starts, right of the board
+
+#: SPEC 1.5 "in words", in its order: who leaves the board when A attacks D.
+OFFICERS = ["SGT", "2LT", "1LT", "CPT", "MAJ", "LTC", "COL", "1*", "2*", "3*", "4*", "5*"]
+
+
+def spec_loser(attacker: str, defender: str) -> str:
+    """`attacker`, `defender` or `both`: SPEC 1.5's rules in words, applied in order."""
+    if defender == "FLG":
+        return "defender"
+    if attacker == "FLG":
+        return "attacker"
+    if attacker == defender:
+        return "both"
+    if {attacker, defender} == {"SPY", "PVT"}:
+        return "attacker" if attacker == "SPY" else "defender"
+    if "SPY" in (attacker, defender):
+        return "defender" if attacker == "SPY" else "attacker"
+    if "PVT" in (attacker, defender):
+        return "defender" if defender == "PVT" else "attacker"
+    return "defender" if OFFICERS.index(attacker) > OFFICERS.index(defender) else "attacker"
+
+
+def panel(screen: str) -> list[str]:
+    return [line[PANEL_COLUMN:].rstrip() for line in screen.splitlines()]
+
+
+def long_game_ended(tmp_path: Path, tmux: Tmux) -> str:
+    """A long game against the bot, resumed on the screen and resigned: its end screen."""
+    for seed in range(60):  # a long game: both sides have lost most of their army
+        home = tmp_path / f"home{seed}"
+        game = savedgames.play(home, seed, until=lambda person, bot: savedgames.lost(
+            person) >= 15 and savedgames.lost(person, side_of_person=False) >= 15)
+        if not game.person.peer.flow.is_over:
+            break
+    else:
+        pytest.fail("no game of 60 went on long enough")
+    tmux.start(_command(home, "play --ascii --seed 5 --think 0.05 --level easy"))
+    tmux.wait_for("the offer", lambda s: "unfinished game against the bot" in s, 20)
+    tmux.keys("r")
+    tmux.wait_for("the resumed game", lambda s: "YOUR MOVE" in s.splitlines()[0], 20)
+    tmux.keys("resign", literal=True)
+    tmux.keys("Enter")
+    tmux.wait_for("the question", lambda s: "resign this game?" in s)
+    tmux.keys("y")
+    return tmux.wait_for("the audit", lambda s: "Audit clean" in s, 20)
+
+
+def test_the_end_screen_lists_every_piece_each_side_lost(tmp_path: Path, tmux: Tmux) -> None:
+    lines = panel(long_game_ended(tmp_path, tmux))
+    for label in ("You lost", "They lost"):
+        at = next(i for i, line in enumerate(lines) if line.startswith(label))
+        count = int(re.search(r"\((\d+)\)", lines[at]).group(1))
+        codes = []
+        for line in lines[at + 1:]:
+            if not line.startswith(" "):
+                break
+            codes += line.split()
+        assert count >= 15 and len(codes) == count, (label, codes, lines)
+
+
+def test_the_challenge_list_says_who_left_the_board_in_each_challenge(
+        tmp_path: Path, tmux: Tmux) -> None:
+    long_game_ended(tmp_path, tmux)
+    tmux.keys("c")
+    screen = tmux.wait_for("the challenges", lambda s: "Challenges" in s)
+    pages = re.search(r"Challenges (\d+)/(\d+)", screen)
+    seen = 0
+    for page in range(1, int(pages.group(2)) + 1 if pages else 2):
+        if page > 1:
+            tmux.keys("PageDown")
+            screen = tmux.wait_for(f"page {page}", lambda s, p=page: f"Challenges {p}/" in s)
+        text = " ".join(" ".join(panel(screen)).split())
+        assert not re.search(r"[0-9A-Z*?]>[0-9A-Z*?]", text)  # never `PVT>5*`
+        for a, d, out in re.findall(r"(\S+) vs (\S+): (both|your \S+|their \S+) out", text):
+            loser = spec_loser(a, d)
+            if out == "both":
+                assert loser == "both", (a, d, out)
+            else:
+                assert out.split()[1] == (a if loser == "attacker" else d), (a, d, out)
+            seen += 1
+    assert seen >= 15  # (both sides lost 15 pieces or more, in challenges)
+
+
+# -- point 13: the review's move list fills the window ----------------------------------------
+
+@pytest.mark.parametrize("rows, at_least", [(24, 12), (40, 28)])
+def test_the_review_lists_as_many_moves_as_the_window_holds(
+        tmp_path: Path, tmux: Tmux, rows: int, at_least: int) -> None:
+    home = tmp_path / "home"
+    game = savedgames.play(home, 3)
+    assert game.person.peer.flow.is_over and game.person.peer.view.ply > 60
+    tmux.start(_command(home, f"show --ascii {game.person.path}"), size=(80, rows))
+    tmux.wait_for("the review", lambda s: "Review - move 0" in s, 20)
+    for _ in range(30):
+        tmux.keys("Right")
+    screen = tmux.wait_for("move 30", lambda s: "Review - move 30 " in s)
+    listed = [line for line in panel(screen)
+              if re.match(r"^\|[ >]\s*\d+\. (White|Black) ", line)]
+    assert len(listed) >= at_least, screen

@@ -84,7 +84,7 @@ def hints(state: AppState) -> str:
         return "a name of letters, digits, - or _, then Enter   (Esc: cancel)"
     if _committed(state):
         return "waiting for the other setup   q quit   ? keys"
-    return "Enter place/move Tab rank x remove r random u undo c clear l/w load/save d READY"
+    return "Enter place Tab rank x remove r random u undo c clear l/w load/save d READY"
 
 
 # -- what the keys do -----------------------------------------------------------------
