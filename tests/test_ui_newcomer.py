@@ -362,3 +362,55 @@ def test_the_review_lists_as_many_moves_as_the_window_holds(
     listed = [line for line in panel(screen)
               if re.match(r"^\|[ >]\s*\d+\. (White|Black) ", line)]
     assert len(listed) >= at_least, screen
+
+
+# -- point 8: a wrong short code --------------------------------------------------------------
+
+def test_a_short_code_that_finds_no_game_says_so_and_fails(tmp_path: Path, tmux: Tmux) -> None:
+    """`join` with a code no game announces ends with the reason and exit status 1, no
+    full-screen error; from the start screen, the code prompt opens again with it."""
+    tmux.start(_command(tmp_path / "home", "join 98-crossover-clockwork --ascii"))
+    screen = tmux.wait_for("the end", lambda s: "EXITED" in s, 30)
+    assert "EXITED 1" in screen and "Press q to quit" not in screen
+    assert "no game numbered 98 is announced" in " ".join(screen.split())
+    tmux.start(_command(tmp_path / "home", "start --ascii"), name="start")
+    tmux.wait_for("the start screen", lambda s: "What would you like" in s, 20, on="start")
+    tmux.keys("3", to="start")
+    tmux.keys("98 crossover clockwork", literal=True, to="start")
+    tmux.keys("Enter", to="start")
+    screen = tmux.wait_for("the prompt again", lambda s: "type the code again" in s, 30,
+                           on="start")
+    assert "invite code:" in screen and "What would you like" in screen
+    assert "cannot go on" not in screen
+
+
+# -- point 9: the code hints ------------------------------------------------------------------
+
+def test_join_recognises_a_reply_code_and_names_the_codes_in_use(tmp_path: Path) -> None:
+    done = p2pgotg(tmp_path, "join", "gr1-aebagbafaaaqgaaaaaaaa", "--bot")
+    assert done.returncode == 2
+    said = " ".join(done.stderr.split())
+    assert "this is a reply code" in said and "p2pgotg host --reply CODE" in said
+    done = p2pgotg(tmp_path, "join", "hello", "--bot")
+    assert done.returncode == 2
+    assert "starts with 'gg2-'" in done.stderr
+
+
+# -- point 16: a two-line invite pasted into the start screen ----------------------------------
+
+def test_a_two_line_invite_pasted_at_the_join_prompt_shows_whole_and_joins(
+        tmp_path: Path, tmux: Tmux) -> None:
+    tmux.start(_command(tmp_path / "host", "host --bind 127.0.0.1 --ascii"), name="host")
+    screen = tmux.wait_for("the invite", lambda s: "gg1-" in s, 20, on="host")
+    code = re.search(r"gg1-[a-z2-7]+", screen.replace("\n", "")).group(0)
+    pasted = f"  p2pgotg join '{code[:60]}\n{code[60:]}'"
+    tmux.start(_command(tmp_path / "joiner", "start --ascii"), name="start")
+    tmux.wait_for("the start screen", lambda s: "What would you like" in s, 20, on="start")
+    tmux.keys("3", to="start")
+    (tmp_path / "paste.txt").write_text(pasted)
+    tmux.run("load-buffer", str(tmp_path / "paste.txt"))
+    tmux.run("paste-buffer", "-p", "-t", "start")
+    screen = tmux.wait_for("the pasted code", lambda s: code[60:] in s, on="start")
+    assert "invite code:" in screen and code[:40] in screen.replace("\n", "")
+    tmux.keys("Enter", to="start")
+    tmux.wait_for("the host's rules", lambda s: "Press a to accept" in s, 20, on="start")

@@ -17,6 +17,7 @@ from prompt_toolkit.filters import Condition
 from prompt_toolkit.input import Input
 from prompt_toolkit.layout import (
     ConditionalContainer,
+    Dimension,
     Float,
     FloatContainer,
     HSplit,
@@ -189,9 +190,9 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
             text(end_screen.audit_text, wrap_lines=True),
         ]), show(Screen.END)),
     ]
-    input_window = Window(
+    input_window = Window(  # (long text wraps, up to three lines: the label stays in view)
         BufferControl(buffer, input_processors=[BeforeInput(prompt)]),
-        height=1,
+        height=Dimension(min=1, max=3), dont_extend_height=True, wrap_lines=True,
         always_hide_cursor=Condition(lambda: not state.takes_text),
     )
     root = FloatContainer(

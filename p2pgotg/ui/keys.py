@@ -14,6 +14,7 @@ from typing import Any
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 
 from p2pgotg.ui import (
     end_screen,
@@ -200,6 +201,18 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
             setup_screen.enter(state)
         elif screen is Screen.GAMES:
             games_screen.open_selected(state)
+
+    @add(Keys.BracketedPaste, filter=Condition(lambda: state.takes_text))
+    def _paste(event: KeyPressEvent) -> None:
+        """Pasted text goes on the one input line: a code that came broken over lines (an
+        invite copied from a narrow screen) is read whole (its line breaks are spaces,
+        which a code ignores), never as its last line alone."""
+        text = event.data.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+        buffer.insert_text(text)
+
+    @add(Keys.BracketedPaste, filter=~Condition(lambda: state.takes_text))
+    def _no_paste(event: KeyPressEvent) -> None:
+        """Where no text is wanted, a paste does nothing (its letters are not commands)."""
 
     # -- the start screen ----------------------------------------------------------------
     for key in start_screen.CHOICES:

@@ -265,12 +265,30 @@ class Controller:
                     assert invite is not None
                     await self._join(invite, generation)
             except Exception as exc:  # noqa: BLE001  (shown, and logged when a bug)
+                if self._current(generation) and mode is Mode.JOIN and state.session is None:
+                    self._join_failed(explain(exc))
+                    return
                 if self._current(generation):
                     state.fatal = explain(exc)
             if self._current(generation):
                 state.finished = True
                 state.absorb()
                 self.invalidate()
+
+    def _join_failed(self, why: str) -> None:
+        """No game came of a join (a wrong or stale code, a host that never answered): from
+        the start screen, the code prompt opens again saying why; from `p2pgotg join CODE`,
+        the program ends saying why, with a failing exit status."""
+        state = self.state
+        if state.from_start:
+            state.mode, state.fatal, state.net_note = None, None, ""
+            state.prompt = Prompt.JOIN_CODE
+            state.warn(f"{why} (type the code again, or Esc)")
+        else:
+            state.fatal = why
+            if self.app is not None and self.app.is_running:
+                self.app.exit()
+        self.invalidate()
 
     async def _ticker(self) -> None:
         """Redraw the clocks while they run."""
@@ -564,4 +582,11 @@ def run_terminal(mode: Mode | None, launch: Launch, ascii: bool = False) -> int:
         return 1
     if message:
         print(message)
-    return 0
+    return 1 if failed(ui.state) else 0
+
+
+def failed(state: AppState) -> bool:
+    """The program ends because no game could go on (the error screen, a join that found
+    no game): its exit status says so."""
+    session = state.session
+    return state.fatal is not None and (session is None or not session.done)
