@@ -14,7 +14,7 @@ import pytest
 
 from p2pgotg.rules.primer import primer
 from tests import savedgames
-from tests.test_ui_tmux import ROOT, Tmux, _command
+from tests.test_ui_tmux import ROOT, ROW, Tmux, _command
 
 #: SPEC 1.3's ranks, highest first as a challenge orders them (the Spy's and the Flag's
 #: exceptions aside): the codes a newcomer must find, in this order, in the primer.
@@ -414,3 +414,74 @@ def test_a_two_line_invite_pasted_at_the_join_prompt_shows_whole_and_joins(
     assert "invite code:" in screen and code[:40] in screen.replace("\n", "")
     tmux.keys("Enter", to="start")
     tmux.wait_for("the host's rules", lambda s: "Press a to accept" in s, 20, on="start")
+
+
+# -- point 10: no tells -----------------------------------------------------------------------
+
+FORMATIONS = ROOT / "p2pgotg" / "rules" / "formations"
+
+
+def shipped_formations() -> list[list[list[str]]]:
+    """The shipped formations' cells (SPEC 1.11's formation text), as shipped and mirrored:
+    read from their files, not from the code that varies them."""
+    out = []
+    for path in sorted(FORMATIONS.glob("*.txt")):
+        rows = [line.split("#", 1)[0].split() for line in path.read_text().splitlines()]
+        rows = [row for row in rows if row]
+        out += [rows, [list(reversed(row)) for row in rows]]
+    return out
+
+
+def formation_on_screen(screen: str) -> list[list[str]]:
+    """The setup screen's home rows (the bottom three), as formation cells, front first."""
+    rows = [line for line in screen.splitlines() if ROW.match(line) and "|" not in line]
+    cells = [[line[3 + 5 * c: 8 + 5 * c][1:4].strip() or "." for c in range(9)]
+             for line in rows[-3:]]
+    return [[cell.upper() if cell != "." else "." for cell in row] for row in cells]
+
+
+def test_the_players_random_army_is_never_a_shipped_formation(
+        tmp_path: Path, tmux: Tmux) -> None:
+    shipped = shipped_formations()
+    tmux.start(_command(tmp_path / "home", "play --ascii --seed 2 --think 0.05"))
+    tmux.wait_for("the setup screen", lambda s: "Setup - you play" in s, 20)
+    seen = []
+    for n in range(16):
+        tmux.keys("r")
+        screen = tmux.wait_for(f"random army {n + 1}", lambda s, n=n: "All 21 placed" in s
+                               and formation_on_screen(s) not in seen[-1:])
+        army = formation_on_screen(screen)
+        assert sum(cell != "." for row in army for cell in row) == 21
+        assert army not in shipped, f"r gave a shipped formation:\n{screen}"
+        seen.append(army)
+
+
+def spec_formation(squares: bytes, ranks: bytes) -> list[list[str]]:
+    """A setup's formation text cells, by SPEC 1.11: for White the cell on line L, column C
+    is square (2 - L) * 9 + C; for Black, (5 + L) * 9 + 8 - C."""
+    codes = ["FLG", "SPY", "PVT", "SGT", "2LT", "1LT", "CPT", "MAJ", "LTC", "COL", "1*", "2*",
+             "3*", "4*", "5*"]  # SPEC 1.3's indices
+    at = {sq: codes[rank] for sq, rank in zip(squares, ranks, strict=True)}
+    white = squares[0] < 27
+    return [[at.get((2 - line) * 9 + col if white else (5 + line) * 9 + 8 - col, ".")
+             for col in range(9)] for line in range(3)]
+
+
+#: (seeds at which the bot before this change played a shipped formation unchanged)
+@pytest.mark.parametrize("level, games, seed", [("normal", 20, 11), ("hard", 3, 17)])
+def test_the_bot_never_plays_a_shipped_formation_as_shipped(
+        tmp_path: Path, level: str, games: int, seed: int) -> None:
+    from p2pgotg.protocol import parse
+
+    folder = tmp_path / "games"
+    done = p2pgotg(tmp_path, "selfplay", "--games", str(games), "--seed", str(seed), "--level",
+                   level, "--save-dir", str(folder), timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+    shipped = shipped_formations()
+    setups = 0
+    for path in folder.rglob("*.gtr"):
+        secrets = parse(path.read_bytes()).secrets
+        army = spec_formation(secrets["squares"], secrets["ranks"])
+        assert army not in shipped, f"{path}: a shipped formation, unchanged: {army}"
+        setups += 1
+    assert setups == 2 * games
