@@ -32,7 +32,8 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             line += f"  challenge: {record.result.value.replace('_', ' ')}"
         print(line)
     print(game.ascii())
-    print(game.outcome.describe() if game.outcome else f"stopped after {game.ply} moves")
+    moves = f"{game.ply} move{'' if game.ply == 1 else 's'}"  # (no screen module: start-up)
+    print(game.outcome.describe() if game.outcome else f"stopped after {moves}")
     return 0
 
 
@@ -49,14 +50,16 @@ def _cmd_rules(args: argparse.Namespace) -> int:
 VERIFY_CHUNK = 1 << 16
 
 
-def _judge_file(path: str) -> tuple[str, Report, int]:
+def _judge_file(path: str) -> tuple[str, Report, int, dict[str, bytes]]:
     """Stream a transcript through the referee: memory grows with the game, never with the
-    file. Returns (the owner's role, the report, how many message records); raises
-    OSError or TranscriptError."""
+    file. Returns (the owner's role, the report, how many message records, the players'
+    names as saved); raises OSError or TranscriptError."""
     from p2pgotg.protocol import RecordReader, Referee
+    from p2pgotg.protocol.transcript import NAME_FIELDS
 
     reader = RecordReader()
     referee: Referee | None = None
+    names: dict[str, bytes] = {}
     with open(path, "rb") as f:
         while chunk := f.read(VERIFY_CHUNK):
             records = reader.feed(chunk)
@@ -64,10 +67,12 @@ def _judge_file(path: str) -> tuple[str, Report, int]:
                 referee = Referee(reader.role, reader.key)
             for record in records:
                 assert referee is not None
+                if record[0] == "secrets":
+                    names.update((k, v) for k, v in record[1].items() if k in NAME_FIELDS)
                 referee.add(record)
         torn = reader.finish()
     assert referee is not None  # (finish raised if the header never came)
-    return referee.role, referee.finish(torn), referee.messages
+    return referee.role, referee.finish(torn), referee.messages, names
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
@@ -75,7 +80,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from p2pgotg.protocol import Finding, TranscriptError
 
     try:
-        role, report, messages = _judge_file(args.file)
+        role, report, messages, names = _judge_file(args.file)
     except OSError as exc:
         print(f"cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
@@ -84,14 +89,32 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         return 2
     flow = report.flow
     verdict = report.verdict
+    from p2pgotg.net.paths import own_public_keys
+    from p2pgotg.net.player_name import player_label, saved_names
+    from p2pgotg.protocol.flow import other
+
+    own_keys = own_public_keys()
+    labels = {r: player_label(name, flow.key_of(r), own_keys)
+              for r, name in saved_names(names, role, other(role)).items()}
 
     def who(role: str | None) -> str:
         if role is None or flow.white is None:
             return str(role)
         return f"{'White' if role == flow.white else 'Black'} ({role})"
 
+    def yours(text: str) -> str:
+        """`White (host) wins` says `White (host, you) wins` to the reader who was White."""
+        for r, label in labels.items():
+            if label == "you":
+                text = text.replace(f"({r})", f"({r}, you)")
+        return text
+
     print(f"transcript: {args.file}")
     print(f"written by: the {role}; {messages} signed messages")
+    for n, player in enumerate((role, other(role))):
+        colour = "" if flow.white is None else \
+            (", White" if player == flow.white else ", Black")
+        print(f"{'players:' if n == 0 else '':<12}{labels[player]}{colour} (the {player})")
     if flow.game_id is not None:
         print(f"game id:    {flow.game_id.hex()}")
     if flow.options is not None:
@@ -105,11 +128,11 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         how = termination.value.replace("_", " ") if termination else "a proven violation"
         ended = f"{'draw' if winner is None else who(winner) + ' wins'} ({how})"
         if verdict is not None and verdict.result() != ended:
-            print(f"game ended: {ended}")
-        print(f"result:     {verdict.result() if verdict is not None else ended}")
+            print(f"game ended: {yours(ended)}")
+        print(f"result:     {yours(verdict.result() if verdict is not None else ended)}")
     elif verdict is not None:
-        print(f"result:     {verdict.result()}")
-    print(f"verdict:    {report.describe()}")
+        print(f"result:     {yours(verdict.result())}")
+    print(f"verdict:    {yours(report.describe())}")
     if report.torn_tail and report.finding is not Finding.UNREADABLE:
         print("note:       the last record is cut short (a crash while writing): it was "
               "never sent and proves nothing; the verdict rests on the records before it")
@@ -143,6 +166,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
         return run_terminal(None, Launch(review=path), ascii=args.ascii)
     print(f"{path}: {review.options.describe()}")
+    print(f"players: {review.players_line}")
     for step in review.steps:
         print(f"{step.text:<24}{step.explained}".rstrip())
     print(f"{review.result}; {review.audit}")
@@ -175,13 +199,17 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
     import trio
 
     from p2pgotg.selfplay import play_one
+    from p2pgotg.ui.words import plural
 
     options = _options_from(args)
     base = Path(args.save_dir) if args.save_dir else Path(tempfile.mkdtemp(prefix="p2pgotg-"))
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     failures = 0
-    print(f"self-play: {args.games} game(s), seed {seed}, level {args.level}, "
+    print(f"self-play: {plural(args.games, 'game')}, seed {seed}, level {args.level}, "
           f"{options.describe()}")
+    if not args.save_dir:
+        print(f"the transcripts go to a new temporary folder, {base}, which stays after the "
+              "run (--save-dir DIR keeps them elsewhere)")
     for n in range(args.games):
         game_dir = base / f"game-{n + 1}"
         result = trio.run(play_one, options, game_dir, seed + n, None, args.level)
@@ -189,11 +217,14 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
         moves = result.host.peer.view.ply if result.host.peer.view else 0
         ok = verdict is not None and verdict.clean and verdict.audit_complete and result.agreed
         failures += not ok
-        print(f"game {n + 1}: {moves} moves; "
+        print(f"game {n + 1}: {plural(moves, 'move')}; "
               f"{verdict.describe() if verdict else 'no verdict'}"
               f"{'' if result.agreed else ' (the two sides disagree!)'}")
         print(f"         transcripts: {result.host.path} and {result.joiner.path}")
-    print(f"{args.games - failures} of {args.games} games audited clean")
+    print(f"{args.games - failures} of {plural(args.games, 'game')} audited clean")
+    if not args.save_dir:
+        print(f"the transcripts stay in {base}: delete that folder when you no longer need "
+              "them")
     return 1 if failures else 0
 
 
@@ -264,6 +295,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
     from p2pgotg.net.games import games_dir
     from p2pgotg.net.hosting import HostConfig
     from p2pgotg.net.paths import load_or_create_identity, load_or_create_tls_identity
+    from p2pgotg.net.player_name import BadNameError
     from p2pgotg.selfplay import bot_runner
 
     if args.reply is not None:
@@ -295,8 +327,14 @@ def _cmd_host(args: argparse.Namespace) -> int:
         if not args.bot:
             return _interface(args, "host", resume=decided)
         resume = bool(decided)
+    try:
+        name = _player_name(args, ask=False)
+    except BadNameError as exc:
+        print(f"--name: {exc}", file=sys.stderr)
+        return 2
     config = HostConfig(key, cert, tls_key, _options_from(args), games_dir(),
-                        port=args.port, bind=args.bind, limits=_limits(args), resume=resume)
+                        port=args.port, bind=args.bind, limits=_limits(args), resume=resume,
+                        name=name)
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     if args.max_games is not None:
         return _host_many(args, config, seed)
@@ -360,6 +398,7 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
     from p2pgotg.net.invite import one_invite
     from p2pgotg.net.multihost import host_many, tune_collector_for_many_games
     from p2pgotg.selfplay import bot_runner
+    from p2pgotg.ui.words import plural
 
     def game_over(number: int, session) -> None:
         what = _ended_words(session) or "not finished (the other player stayed away)"
@@ -396,8 +435,8 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
             hosting = await nursery.start(run)
             _say(f"rules: {config.options.describe()}")
             _say(f"invite: {one_invite(hosting.invites)}")  # (README: why v2)
-            _say(f"hosting up to {args.max_games} games at once: share one invite code with "
-                 "every player...")
+            _say(f"hosting up to {plural(args.max_games, 'game')} at once: share one invite "
+                 "code with every player...")
 
     result: list = []
     if args.max_games > 1:
@@ -406,7 +445,8 @@ def _host_many(args: argparse.Namespace, config, seed: int) -> int:
         return 1
     if result:
         s = result[0]
-        print(f"done: {s.started} games started, {s.resumed} resumed, {s.finished} ended, "
+        print(f"done: {plural(s.started, 'game')} started, {s.resumed} resumed, "
+              f"{s.finished} ended, "
               f"{s.refused_full} joiners refused as the host was full", flush=True)
     return 0
 
@@ -427,6 +467,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
     from p2pgotg.net.games import games_dir
     from p2pgotg.net.joining import JoinConfig, join_game
     from p2pgotg.net.paths import identity_for_joining
+    from p2pgotg.net.player_name import BadNameError
     from p2pgotg.net.racing import prepare_join
     from p2pgotg.net.session import GameSession, SessionError
     from p2pgotg.selfplay import bot_runner
@@ -442,6 +483,11 @@ def _cmd_join(args: argparse.Namespace) -> int:
     servers = cli_internet.stun_servers(args)
     if servers is None:
         return 2
+    try:
+        name = _player_name(args, ask=False)
+    except BadNameError as exc:
+        print(f"--name: {exc}", file=sys.stderr)
+        return 2
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     limits = _limits(args)
 
@@ -451,7 +497,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
     async def main_task() -> GameSession:
         invite, opener = await prepare_join(args.code, servers, limits, _status, show_reply)
         key = identity_for_joining(invite.pin)  # (a short code's pin is known only now)
-        config = JoinConfig(key, invite, games_dir(), limits, opener=opener)
+        config = JoinConfig(key, invite, games_dir(), limits, opener=opener, name=name)
         return await join_game(config, bot_runner(seed, args.bot_delay, args.level),
                                on_status=_status)
 
@@ -467,6 +513,53 @@ def _cmd_join(args: argparse.Namespace) -> int:
         print(f"error: {_words(exc)}", file=sys.stderr)
         return 1
     return _report(session)
+
+
+def _player_name(args: argparse.Namespace, ask: bool) -> str | None:
+    """This player's name, shown to the other side with the key's fingerprint (SPEC 3.4):
+    `--name` (kept for next time), else P2PGOTG_NAME (this run only), else the one kept
+    beside the keys, else, once, asked for (`ask`: a person at a terminal). Raises
+    BadNameError for a name that cannot be one."""
+    import os
+
+    from p2pgotg.net.player_name import NAME_ENV, clean_name, load_name, save_name
+
+    given = getattr(args, "name", None)
+    if given is not None:
+        save_name(given)
+        return clean_name(given)
+    if os.environ.get(NAME_ENV):
+        return clean_name(os.environ[NAME_ENV])
+    kept = load_name()
+    if kept is not None or not ask:
+        return kept
+    return _ask_name()
+
+
+def _ask_name() -> str | None:
+    """The first time: ask for a name, keep it beside the keys (Enter skips, for now)."""
+    from p2pgotg.net.player_name import BadNameError, name_path, save_name
+
+    if not sys.stdin.isatty():
+        return None
+    import textwrap
+
+    print(textwrap.fill("What name should the players you meet see? They see it beside your "
+                        f"key's fingerprint. Asked once: it is kept in {name_path()} (--name "
+                        "changes it). Enter skips.", 78))
+    while True:
+        try:
+            typed = input("Your name: ")
+        except (EOFError, OSError):
+            return None
+        if not typed.strip():
+            return None
+        try:
+            save_name(typed)
+        except BadNameError as exc:
+            print(f"{exc}: try another")
+            continue
+        return " ".join(typed.split())
 
 
 def _has_terminal() -> bool:
@@ -486,10 +579,16 @@ def _interface(args: argparse.Namespace, mode: str | None, resume: bool | None =
         bot = " (or add --bot to let the bot play this side)" if mode in ("host", "join") else ""
         print(f"the game's screen needs a terminal: run this in one{bot}", file=sys.stderr)
         return 2
+    from p2pgotg.net.player_name import BadNameError
     from p2pgotg.ui.runner import Launch, run_terminal
     from p2pgotg.ui.state import Mode
 
     launch = Launch()
+    try:
+        launch.name = _player_name(args, ask=True)
+    except BadNameError as exc:
+        print(f"--name: {exc}", file=sys.stderr)
+        return 2
     if hasattr(args, "arbiter"):
         launch.options = _options_from(args)
     if getattr(args, "seed", None) is not None:
@@ -680,6 +779,13 @@ def _add_level_option(p: argparse.ArgumentParser, default: str, what: str) -> No
                    help=f"{what} (default: {default})")
 
 
+def _add_name(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--name", default=None, metavar="NAME",
+                   help="your name, shown to the other player beside your key's fingerprint "
+                   "(kept for next time; asked once when a terminal game starts without one; "
+                   "P2PGOTG_NAME sets one for a single run)")
+
+
 def _add_ascii(p: argparse.ArgumentParser) -> None:
     p.add_argument("--ascii", action="store_true",
                    help="no colour: marks drawn as plain text, for any terminal")
@@ -701,6 +807,7 @@ def _add_seat_options(p: argparse.ArgumentParser, away: str) -> None:
                    "(its coin, its setup reveal, a challenge's answer)")
     p.add_argument("--setup-timeout", type=_duration, default=300, metavar="TIME",
                    help="claim the game if the other side does not commit a setup in time")
+    _add_name(p)
     _add_ascii(p)
 
 
@@ -775,11 +882,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_level_option(play, PLAY_DEFAULT, "how well the bot plays")
     play.add_argument("--think", type=_seconds, default=0.45, metavar="SECONDS",
                       help="the bot waits this long before each move (default: 0.45)")
+    _add_name(play)
     _add_ascii(play)
     _add_rule_options(play)
     play.set_defaults(func=_cmd_play)
     start = sub.add_parser("start", help="the start screen: play the bot, host or join")
     _add_level_option(start, PLAY_DEFAULT, "how well the bot plays (l changes it there)")
+    _add_name(start)
     _add_ascii(start)
     cli_internet.add_start_arguments(start)
     start.set_defaults(func=_cmd_start)

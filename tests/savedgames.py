@@ -101,12 +101,14 @@ def flag_challenge(person: Peer, bot: Peer) -> Move | None:
 
 def play(home: Path, seed: int, *, against_bot: bool = True,
          until: Callable[[Peer, Peer], bool] = lambda person, other: False,
-         take_flag: bool = False, options: RuleOptions | None = None) -> SavedGame:
+         take_flag: bool = False, options: RuleOptions | None = None,
+         finish: Callable[[Peer], object] | None = None) -> SavedGame:
     """A game between two bots, saved under `home` (a P2PGOTG_HOME) as the person's game
     against the bot (`against_bot`), or as a game this account hosted and joined from its
     second seat. It stops once `until` holds on the person's turn, or, with `take_flag`,
     with the bot's challenge on the person's Flag saved by the bot and not delivered; else
-    it plays to its end, audit included."""
+    it plays to its end, audit included. With `finish`, the person does that (resigns,
+    say) once `until` holds, and the game ends there, audit included."""
     config, games = home / "config", home / "data" / "games"
     secret = secrets.token_bytes(16)
     person_key = load_or_create_identity(config / "identity.pem")
@@ -135,6 +137,9 @@ def play(home: Path, seed: int, *, against_bot: bool = True,
     while not person.peer.flow.is_over:
         mover = person if person.peer.my_turn else other
         if mover is person and until(person.peer, other.peer):
+            if finish is not None:
+                finish(person.peer)
+                _deliver(seats)
             break
         if mover is other and take_flag:
             move = flag_challenge(person.peer, other.peer)

@@ -5,6 +5,7 @@ telling the truth."""
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -14,7 +15,7 @@ import pytest
 
 from p2pgotg.rules.primer import primer
 from tests import savedgames
-from tests.test_ui_tmux import ROOT, ROW, Tmux, _command
+from tests.test_ui_tmux import ROOT, ROW, Tmux, _command, forward_move
 
 #: SPEC 1.3's ranks, highest first as a challenge orders them (the Spy's and the Flag's
 #: exceptions aside): the codes a newcomer must find, in this order, in the primer.
@@ -202,9 +203,10 @@ def test_play_offers_every_unfinished_game_and_the_status_says_where_it_stands(
     tmux.wait_for("the exit", lambda s: "EXITED" in s, 20)
     tmux.start(_command(home, play), name="again")
     screen = tmux.wait_for("the offer", lambda s: "2 unfinished games" in s, 20, on="again")
-    chosen = next(line for line in screen.splitlines() if line.startswith(" > "))
-    assert f"{plies} moves played" in chosen
-    assert "not begun" in screen  # (listed too, after the game with moves)
+    text = " ".join(screen.split())
+    chosen = text.index("> ")  # the game the cursor is on: the one with moves, listed first
+    assert text.index(f"{plies} moves played") > chosen
+    assert text.index("not begun") > text.index(f"{plies} moves played")  # (listed too)
     tmux.keys("r", to="again")
     screen = tmux.wait_for("the resumed game", lambda s: "move>" in s and "Resumed" in s, 20,
                            on="again")
@@ -485,3 +487,153 @@ def test_the_bot_never_plays_a_shipped_formation_as_shipped(
         assert army not in shipped, f"{path}: a shipped formation, unchanged: {army}"
         setups += 1
     assert setups == 2 * games
+
+
+# -- names (What must hold) and point 14 ------------------------------------------------------
+
+def move_log(screen: str) -> str:
+    """The play screen's move log (right of the board), its wrapped lines joined."""
+    return " ".join(" ".join(line[PANEL_COLUMN + 1:] for line in screen.splitlines()
+                             if line[PANEL_COLUMN:PANEL_COLUMN + 1] == "|").split())
+
+
+def fingerprint(home: Path, name: str = "identity.pem") -> str:
+    """SPEC 3.5's short fingerprint of the key in `home`, read with the cryptography
+    library itself: `key ` and the first 12 hex digits of the raw public key."""
+    from cryptography.hazmat.primitives import serialization
+
+    key = serialization.load_pem_private_key((home / "config" / name).read_bytes(), None)
+    raw = key.public_key().public_bytes(serialization.Encoding.Raw,
+                                        serialization.PublicFormat.Raw)
+    return f"key {raw.hex()[:12]}"
+
+
+def test_names_are_asked_once_and_shown_with_the_keys_fingerprint_everywhere(
+        tmp_path: Path, tmux: Tmux) -> None:
+    ana, bo = tmp_path / "ana", tmp_path / "bo"
+    tmux.start(_command(ana, "host --bind 127.0.0.1 --ascii", name=None), name="host")
+    tmux.wait_for("the question", lambda s: "What name should" in s, 20, on="host")
+    tmux.keys("Ana", literal=True, to="host")
+    tmux.keys("Enter", to="host")
+    screen = tmux.wait_for("the invite", lambda s: "gg1-" in s, 20, on="host")
+    code = re.search(r"gg1-[a-z2-7]+", screen.replace("\n", "")).group(0)
+    assert (ana / "config" / "name").read_text().strip() == "Ana"  # beside the keys
+    tmux.start(_command(bo, f"join {code} --ascii --name Bo", name=None), name="join")
+    screen = tmux.wait_for("the host's rules", lambda s: "Press a to accept" in s, 20,
+                           on="join")
+    assert f"The host: Ana ({fingerprint(ana)})" in " ".join(screen.split())
+    tmux.keys("a", to="join")
+    for seat in ("host", "join"):
+        tmux.wait_for("the setup", lambda s: "Setup - you play" in s, on=seat)
+        tmux.keys("r", to=seat)
+        tmux.wait_for("an army", lambda s: "All 21 placed" in s, on=seat)
+        tmux.keys("d", to=seat)
+    host = tmux.wait_for("the game", lambda s: "move>" in s, on="host")
+    join = tmux.wait_for("the game", lambda s: "move>" in s, on="join")
+    assert re.match(r" You, (White|Black) vs Bo, (White|Black)", host.splitlines()[0])
+    assert re.match(r" You, (White|Black) vs Ana, (White|Black)", join.splitlines()[0])
+    assert f"Bo ({fingerprint(bo)}) is" in move_log(host)
+    tmux.keys("resign", literal=True, to="join")
+    tmux.keys("Enter", to="join")
+    tmux.keys("y", to="join")
+    screen = tmux.wait_for("the audit", lambda s: "Audit clean" in s, 20, on="host")
+    assert "You win: they resigned" in screen and f"Bo ({fingerprint(bo)})" in screen
+    tmux.keys("q", to="host")
+    tmux.wait_for("the exit", lambda s: "EXITED 0" in s, on="host")
+    # the saved game says who was who: games, verify and show, from either seat
+    (saved,) = (ana / "data" / "games").glob("*.gtr")
+    games = " ".join(p2pgotg(ana, "games").stdout.split())
+    assert re.search(rf"you, (White|Black) against Bo \({fingerprint(bo)}\), "
+                     r"(White|Black): you won: they resigned", games)
+    verify = p2pgotg(ana, "verify", str(saved)).stdout
+    assert re.search(r"players: +you, (White|Black) \(the host\)", verify)
+    assert re.search(rf"Bo \({fingerprint(bo)}\), (White|Black) \(the joiner\)", verify)
+    assert re.search(r"result: +(White|Black) \(host, you\) wins \(resignation\)", verify)
+    shown = p2pgotg(bo, "show", "--text", str(saved)).stdout
+    assert re.search(rf"players: (you, (White|Black); Ana \({fingerprint(ana)}\), "
+                     rf"(White|Black)|Ana \({fingerprint(ana)}\), (White|Black); you, "
+                     r"(White|Black))", shown)
+    # asked once: the next game goes straight on
+    tmux.start(_command(ana, "host --bind 127.0.0.1 --ascii", name=None), name="again")
+    screen = tmux.wait_for("the lobby", lambda s: "hosting a game" in s, 20, on="again")
+    assert "What name should" not in screen
+
+
+def test_the_bot_says_its_level_and_a_game_against_oneself_is_listed_once(
+        tmp_path: Path, tmux: Tmux) -> None:
+    home = tmp_path / "home"
+    tmux.start(_command(home, "play --ascii --seed 4 --think 0.05 --level easy"))
+    tmux.wait_for("the setup screen", lambda s: "Setup - you play" in s, 20)
+    tmux.keys("r")
+    tmux.wait_for("an army", lambda s: "All 21 placed" in s)
+    tmux.keys("d")
+    screen = tmux.wait_for("the game", lambda s: "move>" in s)
+    assert "the bot (easy) is" in move_log(screen)
+    tmux.keys("resign", literal=True)
+    tmux.keys("Enter")
+    tmux.keys("y")
+    tmux.wait_for("the audit", lambda s: "Audit clean" in s, 20)
+    tmux.keys("q")
+    tmux.wait_for("the exit", lambda s: "EXITED 0" in s)
+    savedgames.play(home, 2, against_bot=False)  # both seats of one game, this account
+    listed = p2pgotg(home, "games").stdout
+    assert "2 saved games" in listed.splitlines()[0]
+    assert "against the bot (easy)" in listed
+    assert listed.count("against your own second seat") == 1
+
+
+# -- point 15: words that agree ---------------------------------------------------------------
+
+def test_counts_agree_and_show_names_the_command_that_resumes_a_bot_game(
+        tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    savedgames.play(home, 1, until=lambda person, bot: person.view.ply >= 1,
+                    finish=lambda person: person.resign())
+    listed = " ".join(p2pgotg(home, "games").stdout.split())
+    assert re.search(r"you lost: you resigned, 1 move$", listed.split(" review:")[0])
+    unfinished = savedgames.play(tmp_path / "other", 1, until=lambda p, b: p.view.ply >= 4)
+    done = p2pgotg(tmp_path / "other", "show", str(unfinished.person.path))
+    assert done.returncode == 2
+    said = " ".join(done.stderr.split())
+    assert "p2pgotg play offers to resume it" in said and "same command" not in said
+
+
+def test_a_claim_of_ones_own_is_called_your_word(tmp_path: Path, tmux: Tmux) -> None:
+    home = tmp_path / "host"
+    tmux.start(_command(home, "host --bind 127.0.0.1 --ascii --abandon 4s --audit-timeout 4s"),
+               name="host")
+    screen = tmux.wait_for("the invite", lambda s: "gg1-" in s, 20, on="host")
+    code = re.search(r"gg1-[a-z2-7]+", screen.replace("\n", "")).group(0)
+    joiner = start_p2pgotg(tmp_path / "joiner", "join", code, "--bot", "--bot-delay", "3")
+    try:
+        tmux.wait_for("the setup", lambda s: "Setup - you play" in s, 20, on="host")
+        tmux.keys("r", to="host")
+        tmux.wait_for("an army", lambda s: "All 21 placed" in s, on="host")
+        tmux.keys("d", to="host")
+        screen = tmux.wait_for("our move", lambda s: "YOUR MOVE" in s.splitlines()[0], 30,
+                               on="host")
+        tmux.keys(forward_move(screen), literal=True, to="host")
+        tmux.keys("Enter", to="host")
+        tmux.wait_for("the bot to owe a move", lambda s: "YOUR MOVE" not in s.splitlines()[0],
+                      on="host")
+    finally:
+        joiner.kill()  # the other player's computer is gone, owing its move
+        joiner.wait()
+    screen = tmux.wait_for("the claim's verdict",
+                           lambda s: "rests on a claim" in " ".join(s.split()), 60, on="host")
+    words = " ".join(screen.split())
+    assert "a claim by you: your word" in words and "their word" not in words
+
+
+# -- point 17: selfplay says where its files are ----------------------------------------------
+
+def test_selfplay_says_its_transcripts_stay_in_a_temporary_folder(tmp_path: Path) -> None:
+    done = p2pgotg(tmp_path, "selfplay", "--games", "1", "--seed", "3", timeout=120)
+    assert done.returncode == 0, done.stderr
+    folder = re.search(r"a new temporary folder, (\S+),", done.stdout)
+    assert folder is not None and "stays after the run" in done.stdout
+    assert f"the transcripts stay in {folder.group(1)}" in done.stdout
+    assert "1 of 1 game audited clean" in done.stdout and "1 game," in done.stdout
+    kept = Path(folder.group(1))
+    assert len(list(kept.rglob("*.gtr"))) == 2
+    shutil.rmtree(kept)

@@ -28,6 +28,7 @@ class PairSession:
     clocks: Clocks = field(default_factory=lambda: Clocks(0, 0))
     path: None = None
     problem: str | None = None
+    peer_name: str | None = None  # (no name given: the screens say `your opponent`)
 
     @property
     def peer(self) -> Peer:

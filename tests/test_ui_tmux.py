@@ -87,9 +87,7 @@ def forward_move(screen: str) -> str:
 def test_play_against_the_bot_in_a_terminal(tmp_path: Path) -> None:
     tmux = Tmux(tmp_path / "tmux.sock")
     home = tmp_path / "home"
-    command = (f"env P2PGOTG_HOME={shlex.quote(str(home))} PYTHONPATH={shlex.quote(str(ROOT))} "
-               f"{shlex.quote(sys.executable)} -m p2pgotg play --ascii --seed 7 --think 0.2; "
-               "echo EXITED $?; sleep 30")
+    command = _command(home, "play --ascii --seed 7 --think 0.2")
     try:
         tmux.start(command)
         screen = tmux.wait_for("the setup screen", lambda s: "Setup - you play" in s, 20)
@@ -113,7 +111,8 @@ def test_play_against_the_bot_in_a_terminal(tmp_path: Path) -> None:
         screen = tmux.wait_for("the explanation", lambda s: "is not a move" in s)
         lines = screen.splitlines()
         assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
-        assert lines[0].startswith(" You: ") and "YOUR MOVE" in lines[0]
+        assert lines[0].startswith(" You, ") and "vs the bot, " in lines[0]
+        assert "YOUR MOVE" in lines[0]
         assert "connected" in lines[0]
         assert lines[22].startswith(" move>")
         board_lines = [line for line in lines if ROW.match(line)]
@@ -134,23 +133,29 @@ def test_play_against_the_bot_in_a_terminal(tmp_path: Path) -> None:
         tmux.close()
 
 
-def _command(home: Path, args: str) -> str:
+def _command(home: Path, args: str, name: str | None = "Tester") -> str:
+    """`p2pgotg ARGS` in a home of its own; `name` for this run (None: the name kept in
+    that home, or the question asked the first time)."""
+    named = f"P2PGOTG_NAME={shlex.quote(name)} " if name else ""
     return (f"env P2PGOTG_HOME={shlex.quote(str(home))} PYTHONPATH={shlex.quote(str(ROOT))} "
-            f"{shlex.quote(sys.executable)} -m p2pgotg {args}; echo EXITED $?; sleep 30")
+            f"{named}{shlex.quote(sys.executable)} -m p2pgotg {args}; echo EXITED $?; "
+            "sleep 30")
 
 
 @pytest.mark.slow
 def test_two_terminals_play_each_other(tmp_path: Path) -> None:
-    """`p2pgotg host` in one terminal, `p2pgotg join CODE` in another."""
+    """`p2pgotg host` in one terminal, `p2pgotg join CODE` in another: Ana and Bo."""
     tmux = Tmux(tmp_path / "tmux.sock")
+    names = {"host": "Ana", "join": "Bo"}
     try:
-        tmux.start(_command(tmp_path / "a", "host --bind 127.0.0.1 --ascii"), name="host")
+        tmux.start(_command(tmp_path / "a", "host --bind 127.0.0.1 --ascii", name="Ana"),
+                   name="host")
         screen = tmux.wait_for("the invite", lambda s: "gg1-" in s, 20, on="host")
         lines = screen.splitlines()
         first = next(i for i, line in enumerate(lines) if "gg1-" in line)
         code = "".join(line.strip() for line in lines[first:first + 2])
         assert "Rules: challenges open" in screen
-        tmux.start(_command(tmp_path / "b", f"join {code} --ascii"), name="join")
+        tmux.start(_command(tmp_path / "b", f"join {code} --ascii", name="Bo"), name="join")
         tmux.wait_for("the host's rules", lambda s: "Press a to accept" in s, 20, on="join")
         tmux.keys("a", to="join")
         for name in ("host", "join"):
@@ -167,16 +172,17 @@ def test_two_terminals_play_each_other(tmp_path: Path) -> None:
         tmux.keys("Enter", to=white)
         text = move.replace(" ", "-")
         tmux.wait_for("the move on the other screen",
-                      lambda s: f"opp  {text}" in s and "YOUR MOVE" in s, on=black)
+                      lambda s: f"{names[white]:<4} {text}" in s and "YOUR MOVE" in s,
+                      on=black)
         tmux.keys("chat hello there", literal=True, to=black)
         tmux.keys("Enter", to=black)
-        tmux.wait_for("the chat", lambda s: "opp: hello there" in s, on=white)
+        tmux.wait_for("the chat", lambda s: f"{names[black]}: hello there" in s, on=white)
         tmux.keys("resign", literal=True, to=black)
         tmux.keys("Enter", to=black)
         tmux.wait_for("the question", lambda s: "resign this game?" in s, on=black)
         tmux.keys("y", to=black)
         for name, head in ((white, "You win: they resigned."),
-                           (black, "Your opponent wins: you resigned.")):
+                           (black, f"{names[white]} wins: you resigned.")):
             screen = tmux.wait_for("the end screen", lambda s, h=head: h in s, on=name)
             tmux.wait_for("the audit", lambda s: "Audit clean" in s, on=name)
             tmux.keys("q", to=name)

@@ -9,6 +9,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import equal, public_bytes
 from p2pgotg.net.paths import data_dir
+from p2pgotg.net.player_name import saved_name
 from p2pgotg.net.session import GameSession, Limits
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.protocol import Peer, TranscriptError, parse, replay
@@ -61,5 +62,8 @@ def resume_session(saved: SavedGame, key: Ed25519PrivateKey, tls_fingerprint: by
     peer = Peer.restore(saved.role, key, tls_fingerprint, transcript.records)
     assert saved.join_secret is not None
     session = GameSession(peer, saved.path.parent, saved.join_secret, limits, file=file)
+    names = transcript.secrets
+    session.own_name, session.peer_name = saved_name(names.get("name")), \
+        saved_name(names.get("peer_name"))
     session._after([])  # anything the restore found due (a reply, an audit) is written now
     return session

@@ -130,6 +130,8 @@ class GameSession:
     #: Why the transcript cannot be written; set once, and from then on nothing is sent or
     #: saved in this run (the file stays as it was: at most a torn last record, never sent).
     storage_failure: str | None = None
+    own_name: str | None = None  # our name, sent in `hi` or `ok` and saved (SPEC 3.4)
+    peer_name: str | None = None  # the name the other side gave: a label, never trusted
 
     def __post_init__(self) -> None:
         self._buffer: list = []
@@ -304,8 +306,23 @@ class GameSession:
             first: dict[str, bytes] = {"join": self.join_secret}
             if self.listen_port:
                 first["port"] = self.listen_port.to_bytes(2, "big")
+            for field_name, name in (("name", self.own_name), ("peer_name", self.peer_name)):
+                if name:
+                    first[field_name] = name.encode()
             self.file.append([("secrets", first), *self._buffer])
             self._buffer = []
+
+    def note_peer_name(self, name: str | None) -> None:
+        """The name the other side gave in its `hi` or `ok`, already made safe to show:
+        kept, and saved in the transcript once there is one (a changed name too)."""
+        if not name or name == self.peer_name:
+            return
+        self.peer_name = name
+        if self.file is not None and not self.halted:
+            try:
+                self.file.append([("secrets", {"peer_name": name.encode()})])
+            except OSError as exc:
+                self._halt(exc)
 
     async def durable(self) -> None:
         """Return once every transcript record so far is on disk (the fsync runs on a
@@ -643,9 +660,16 @@ def unwrap(group: BaseExceptionGroup) -> BaseException:
 # -- admission: who may play this game ------------------------------------------------------
 
 def hello_frame(join_secret: bytes, game_id: bytes | None, have: int,
-                first: bytes | None = None) -> bytes:
-    """The joiner's greeting; `first`: the body hash of the host's hello it holds."""
-    return control("hi", secret=join_secret, game=game_id, have=have, first=first)
+                first: bytes | None = None, name: str | None = None) -> bytes:
+    """The joiner's greeting; `first`: the body hash of the host's hello it holds; `name`:
+    the joiner's, when it has one (a label, SPEC 3.4)."""
+    return control("hi", secret=join_secret, game=game_id, have=have, first=first,
+                   **named(name))
+
+
+def named(name: str | None) -> dict[str, str]:
+    """The `name` field of a `hi` or `ok`, present only when there is a name."""
+    return {"name": name} if name else {}
 
 
 def check_control(frame: bytes, kind: str) -> dict[str, Any]:

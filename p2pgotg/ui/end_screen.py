@@ -55,8 +55,11 @@ def _code(game: Game, piece: Piece) -> str:
 
 
 def title(state: AppState) -> str:
-    played = f" - you played {state.side.display_name}" if state.side is not None else ""
-    return "Game over" + played
+    side = state.side
+    if side is None:
+        return f"Game over - you against {state.opponent_label}"
+    return (f"Game over - you, {side.display_name}; {state.opponent_label}, "
+            f"{side.other.display_name}")
 
 
 def headline(state: AppState) -> Fragments:

@@ -118,6 +118,10 @@ def body(state: AppState) -> Fragments:
         out += _labelled(who, options.describe(), columns() - 2)
     width = columns() - 2
     out += _labelled("Connection", _link_words(state), width)
+    if state.mode is not Mode.BOT and state.opponent_label != "your opponent":
+        host = state.mode is Mode.JOIN
+        out += _labelled("The host" if host else "The other player", state.opponent_label,
+                         width)
     if state.net_note:
         for line in textwrap.wrap(f"({state.net_note})", width):
             out.append(("class:dim", f" {line}\n"))

@@ -10,6 +10,7 @@ from p2pgotg.ui import board
 from p2pgotg.ui.board import Fragments, Marks
 from p2pgotg.ui.review import Review, ReviewError
 from p2pgotg.ui.state import AppState, Screen
+from p2pgotg.ui.words import plural
 
 PANEL = 29  # the side panel's width at 80 columns
 HISTORY_LINES = 5  # moves listed around the current one at least (more when there is room)
@@ -23,7 +24,8 @@ def open_review(state: AppState, path: Path, back: Screen | None) -> bool:
         state.warn(str(exc))
         return False
     state.review, state.review_back = review, back
-    state.say(f"{review.total} moves: Right/Left step, PgDn/PgUp ten, Home/End, q back")
+    state.say(f"{plural(review.total, 'move')}: Right/Left step, PgDn/PgUp ten, Home/End, "
+              "q back")
     return True
 
 
@@ -61,6 +63,8 @@ def board_text(state: AppState) -> Fragments:
             marks = Marks(last=frozenset((move.from_square,)),
                           challenge=frozenset((move.to_square,)))
     out = board.board_fragments(board.game_content(game), review.owner, marks, state.ascii)
+    for line in textwrap.wrap(review.players_line, board.WIDTH - 2):
+        out.append(("", f" {line}\n"))
     for line in textwrap.wrap(review.result + "; " + review.audit, board.WIDTH - 2):
         out.append(("class:strong", f" {line}\n"))
     return out

@@ -76,6 +76,7 @@ class Launch:
     #: Hosting with an unfinished hosted game saved: resume it (True), host a new game
     #: (False), or ask on the screen (None; `host --resume` and `--new` decide).
     resume: bool | None = None
+    name: str | None = None  # the player's, sent to the other side (SPEC 3.4)
     stun: list[tuple[str, int]] = field(default_factory=list)  # the joiner's STUN servers
 
     def key_for_joining(self, pin: bytes) -> Ed25519PrivateKey:
@@ -332,7 +333,8 @@ class Controller:
         cert, tls_key = launch.tls_identity()
         config = HostConfig(key, cert, tls_key, launch.options, launch.games, port=launch.port,
                             bind=launch.bind, limits=launch.limits, reach=launch.reach,
-                            resume=resume_from is not None, resume_from=resume_from)
+                            resume=resume_from is not None, resume_from=resume_from,
+                            name=launch.name)
         self.state.host_options = launch.options
         async with trio.open_nursery() as nursery:
             hosting = await nursery.start(self._hosted, config, generation)
@@ -377,7 +379,7 @@ class Controller:
                                             partial(self._note, generation), show_reply)
         key = launch.key_for_joining(invite.pin)
         config = JoinConfig(key, invite, launch.games, launch.limits,
-                            give_up=launch.join_give_up, opener=opener)
+                            give_up=launch.join_give_up, opener=opener, name=launch.name)
         self._note(generation, f"connecting to {invite.address} port {invite.port}")
         session = await join_game(config, partial(self._seat, generation),
                                   on_status=partial(self._note, generation),
@@ -399,13 +401,14 @@ class Controller:
         cert, tls_key = make_certificate()
         config = HostConfig(key, cert, tls_key, launch.options, games,
                             port=0, bind="127.0.0.1", limits=launch.limits, resume=resume,
-                            resume_from=resume_from)
+                            resume_from=resume_from, name=launch.name)
         self.state.host_options = launch.options
         bot_seed = self._seed + self.state.games
         async with trio.open_nursery() as nursery:
             hosting = await nursery.start(self._hosted, config, generation)
             invite = Invite.decode(hosting.invites[0])
-            bot = JoinConfig(bot_key, invite, bot_dir, launch.limits, resume=resume)
+            bot = JoinConfig(bot_key, invite, bot_dir, launch.limits, resume=resume,
+                             name=f"the bot ({self.state.bot_level})")
             nursery.start_soon(partial(join_game, bot, bot_runner(bot_seed, launch.think,
                                                                   self.state.bot_level)))
 

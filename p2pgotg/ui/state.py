@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from p2pgotg.net.player_name import who
 from p2pgotg.players.levels import PLAY_DEFAULT
 from p2pgotg.protocol import JOINER, GameFlow, Peer, Phase
 from p2pgotg.protocol.events import (
@@ -36,7 +37,13 @@ from p2pgotg.ui import board
 from p2pgotg.ui.review import Review
 from p2pgotg.ui.saved_games import SavedGameInfo
 from p2pgotg.ui.setup_editor import SetupEditor
-from p2pgotg.ui.words import challenge_lines, how_it_ended, result_headline, verdict_words
+from p2pgotg.ui.words import (
+    capital,
+    challenge_lines,
+    how_it_ended,
+    result_headline,
+    verdict_words,
+)
 
 if TYPE_CHECKING:
     from p2pgotg.net.session import GameSession
@@ -227,13 +234,35 @@ class AppState:
         return Side.WHITE if side is None else side
 
     @property
+    def peer_name(self) -> str | None:
+        """The name the other side gave (escaped; a label that proves nothing)."""
+        return self.session.peer_name if self.session is not None else None
+
+    @property
     def opponent(self) -> str:
-        return "the bot" if self.mode is Mode.BOT else "your opponent"
+        """The other side in a sentence: the bot, the name it gave, or your opponent."""
+        if self.mode is Mode.BOT:
+            return "the bot"
+        return self.peer_name or "your opponent"
 
     @property
     def opponent_short(self) -> str:
         """For the move log's narrow column."""
-        return "bot" if self.mode is Mode.BOT else "opp"
+        if self.mode is Mode.BOT:
+            return "bot"
+        return (self.peer_name or "opp")[:4]
+
+    @property
+    def opponent_label(self) -> str:
+        """Who the other side is, where it is introduced: the bot and its level, or the name
+        it gave with its key's short fingerprint (which is what identifies it)."""
+        if self.mode is Mode.BOT:
+            return f"the bot ({self.bot_level})"
+        peer = self.peer
+        key = peer.flow.key_of(peer.peer_role) if peer is not None else None
+        if key is None and self.peer_name is None:
+            return "your opponent"
+        return who(self.peer_name, key)
 
     @property
     def confirm_quit(self) -> bool:
@@ -399,12 +428,13 @@ class AppState:
             side = peer.side
             assert side is not None
             first = "you start" if side is Side.WHITE else f"{them} starts"
-            self._add(f"You are {side.display_name}: {first}.", "class:log.info")
+            self._add(f"You are {side.display_name}; {self.opponent_label} is "
+                      f"{side.other.display_name}: {first}.", "class:log.info")
         elif isinstance(event, SetupCommitted):
             if self._mine(event.role):
                 self.say(f"setup committed: waiting for {self.opponent}")
             else:
-                self._add(f"{self.opponent.capitalize()} is ready.", "class:log.info")
+                self._add(f"{capital(self.opponent)} is ready.", "class:log.info")
         elif isinstance(event, GameStarted):
             self._add("The game begins.", "class:log.info")
             self.cursor = board.square_at(self.viewer, 4, 5)
