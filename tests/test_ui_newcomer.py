@@ -61,12 +61,18 @@ def test_the_readme_holds_the_primer_verbatim() -> None:
     assert "| pairing" not in readme and "p50" not in readme  # the tables live in docs/
 
 
+def help_over(tmux: Tmux, home: Path, args: str, screen_says: str) -> str:
+    """`p2pgotg ARGS` on its first screen (which says `screen_says`), then `?`."""
+    tmux.start(_command(home, args))
+    tmux.wait_for("the first screen", lambda s: screen_says in s, 20)
+    tmux.keys("?")
+    return tmux.wait_for("the help", lambda s: "Keys on this screen" in s)
+
+
 def test_question_mark_on_the_setup_screen_shows_its_keys_and_how_to_play(
         tmp_path: Path, tmux: Tmux) -> None:
-    tmux.start(_command(tmp_path / "home", "play --ascii --seed 3 --think 0.05"))
-    tmux.wait_for("the setup screen", lambda s: "Setup - you play" in s, 20)
-    tmux.keys("?")
-    screen = tmux.wait_for("the help", lambda s: "Keys on this screen" in s)
+    screen = help_over(tmux, tmp_path / "home", "play --ascii --seed 3 --think 0.05",
+                       "Setup - you play")
     assert "ready: commit this setup" in screen and "1  b" not in screen
     assert "How to play Game of the Generals" in screen
     tmux.keys("End")
@@ -82,10 +88,8 @@ def test_question_mark_on_the_setup_screen_shows_its_keys_and_how_to_play(
 
 def test_the_help_lists_each_screens_own_keys_and_closes_with_its_screen(
         tmp_path: Path, tmux: Tmux) -> None:
-    tmux.start(_command(tmp_path / "home", "start --ascii --stun off --no-port-map"))
-    tmux.wait_for("the start screen", lambda s: "What would you like to do?" in s, 20)
-    tmux.keys("?")
-    screen = tmux.wait_for("the help", lambda s: "Keys on this screen" in s)
+    screen = help_over(tmux, tmp_path / "home", "start --ascii --stun off --no-port-map",
+                       "What would you like to do?")
     assert "host a game" in screen and "join a game" in screen
     assert "commit this setup" not in screen and "move> line" not in screen
     tmux.keys("Escape")
@@ -213,18 +217,24 @@ def test_play_offers_every_unfinished_game_and_the_status_says_where_it_stands(
     assert status_line(screen).strip().startswith("resumed: ")
 
 
-def test_the_status_line_says_the_game_is_over_when_a_challenge_ends_it(
-        tmp_path: Path, tmux: Tmux) -> None:
-    for seed in range(40):  # a game where the bot gets to challenge the person's Flag
+def resume_a_saved_game(tmp_path: Path, tmux: Tmux, what: str, **play) -> None:
+    """A game against the bot saved unfinished (`savedgames.play(**play)`: the first seed
+    whose game stops before its end), resumed with `r` on `p2pgotg play`'s offer."""
+    for seed in range(60):
         home = tmp_path / f"home{seed}"
-        game = savedgames.play(home, seed, take_flag=True)
-        if not game.person.peer.flow.is_over:
+        if not savedgames.play(home, seed, **play).person.peer.flow.is_over:
             break
     else:
-        pytest.fail("no game of 40 left the bot a challenge on the person's Flag")
+        pytest.fail(f"no game of 60 {what}")
     tmux.start(_command(home, "play --ascii --seed 5 --think 0.05 --level easy"))
     tmux.wait_for("the offer", lambda s: "unfinished game against the bot" in s, 20)
     tmux.keys("r")
+
+
+def test_the_status_line_says_the_game_is_over_when_a_challenge_ends_it(
+        tmp_path: Path, tmux: Tmux) -> None:
+    resume_a_saved_game(tmp_path, tmux, "left the bot a challenge on the person's Flag",
+                        take_flag=True)
     screen = tmux.wait_for("the end", lambda s: "Game over" in s.splitlines()[0], 20)
     screen = tmux.wait_for("the audit", lambda s: "Audit clean" in s, 20)
     status = " ".join(screen.split())
@@ -246,9 +256,7 @@ def test_a_small_window_says_to_make_it_larger_and_nothing_is_cut(
     screen = tmux.wait_for("the setup screen", lambda s: "Setup - you play" in s)
     assert screen.rstrip().endswith("d READY")  # the key hints whole
     assert re.search(r"PVT Private +6", screen) and re.search(r"SPY Spy +2", screen)
-    tmux.keys("r")
-    tmux.wait_for("a random army", lambda s: "All 21 placed" in s)
-    tmux.keys("d")
+    tmux.army_ready()
     tmux.wait_for("the game", lambda s: "move>" in s and "Moves" in s)
     tmux.run("resize-window", "-t", "game", "-x", "60", "-y", "20")
     tmux.wait_for("the message again", lambda s: "This window is 60x20" in s)
@@ -293,22 +301,11 @@ def panel(screen: str) -> list[str]:
 
 def long_game_ended(tmp_path: Path, tmux: Tmux) -> str:
     """A long game against the bot, resumed on the screen and resigned: its end screen."""
-    for seed in range(60):  # a long game: both sides have lost most of their army
-        home = tmp_path / f"home{seed}"
-        game = savedgames.play(home, seed, until=lambda person, bot: savedgames.lost(
-            person) >= 15 and savedgames.lost(person, side_of_person=False) >= 15)
-        if not game.person.peer.flow.is_over:
-            break
-    else:
-        pytest.fail("no game of 60 went on long enough")
-    tmux.start(_command(home, "play --ascii --seed 5 --think 0.05 --level easy"))
-    tmux.wait_for("the offer", lambda s: "unfinished game against the bot" in s, 20)
-    tmux.keys("r")
+    resume_a_saved_game(tmp_path, tmux, "went on long enough", until=lambda person, bot:
+                        savedgames.lost(person) >= 15
+                        and savedgames.lost(person, side_of_person=False) >= 15)
     tmux.wait_for("the resumed game", lambda s: "YOUR MOVE" in s.splitlines()[0], 20)
-    tmux.keys("resign", literal=True)
-    tmux.keys("Enter")
-    tmux.wait_for("the question", lambda s: "resign this game?" in s)
-    tmux.keys("y")
+    tmux.resign()
     return tmux.wait_for("the audit", lambda s: "Audit clean" in s, 20)
 
 
@@ -404,7 +401,7 @@ def test_a_two_line_invite_pasted_at_the_join_prompt_shows_whole_and_joins(
         tmp_path: Path, tmux: Tmux) -> None:
     tmux.start(_command(tmp_path / "host", "host --bind 127.0.0.1 --ascii"), name="host")
     screen = tmux.wait_for("the invite", lambda s: "gg1-" in s, 20, on="host")
-    code = re.search(r"gg1-[a-z2-7]+", screen.replace("\n", "")).group(0)
+    code = invite_code(screen)
     pasted = f"  p2pgotg join '{code[:60]}\n{code[60:]}'"
     tmux.start(_command(tmp_path / "joiner", "start --ascii"), name="start")
     tmux.wait_for("the start screen", lambda s: "What would you like" in s, 20, on="start")
@@ -497,6 +494,13 @@ def move_log(screen: str) -> str:
                              if line[PANEL_COLUMN:PANEL_COLUMN + 1] == "|").split())
 
 
+def invite_code(screen: str) -> str:
+    """The one-network invite code (`gg1-`) a host's screen shows, its lines joined."""
+    found = re.search(r"gg1-[a-z2-7]+", screen.replace("\n", ""))
+    assert found is not None, screen
+    return found.group(0)
+
+
 def fingerprint(home: Path, name: str = "identity.pem") -> str:
     """SPEC 3.5's short fingerprint of the key in `home`, read with the cryptography
     library itself: `key ` and the first 12 hex digits of the raw public key."""
@@ -516,7 +520,7 @@ def test_names_are_asked_once_and_shown_with_the_keys_fingerprint_everywhere(
     tmux.keys("Ana", literal=True, to="host")
     tmux.keys("Enter", to="host")
     screen = tmux.wait_for("the invite", lambda s: "gg1-" in s, 20, on="host")
-    code = re.search(r"gg1-[a-z2-7]+", screen.replace("\n", "")).group(0)
+    code = invite_code(screen)
     assert (ana / "config" / "name").read_text().strip() == "Ana"  # beside the keys
     tmux.start(_command(bo, f"join {code} --ascii --name Bo", name=None), name="join")
     screen = tmux.wait_for("the host's rules", lambda s: "Press a to accept" in s, 20,
@@ -524,18 +528,13 @@ def test_names_are_asked_once_and_shown_with_the_keys_fingerprint_everywhere(
     assert f"The host: Ana ({fingerprint(ana)})" in " ".join(screen.split())
     tmux.keys("a", to="join")
     for seat in ("host", "join"):
-        tmux.wait_for("the setup", lambda s: "Setup - you play" in s, on=seat)
-        tmux.keys("r", to=seat)
-        tmux.wait_for("an army", lambda s: "All 21 placed" in s, on=seat)
-        tmux.keys("d", to=seat)
+        tmux.army_ready(on=seat)
     host = tmux.wait_for("the game", lambda s: "move>" in s, on="host")
     join = tmux.wait_for("the game", lambda s: "move>" in s, on="join")
     assert re.match(r" You, (White|Black) vs Bo, (White|Black)", host.splitlines()[0])
     assert re.match(r" You, (White|Black) vs Ana, (White|Black)", join.splitlines()[0])
     assert f"Bo ({fingerprint(bo)}) is" in move_log(host)
-    tmux.keys("resign", literal=True, to="join")
-    tmux.keys("Enter", to="join")
-    tmux.keys("y", to="join")
+    tmux.resign(on="join")
     screen = tmux.wait_for("the audit", lambda s: "Audit clean" in s, 20, on="host")
     assert "You win: they resigned" in screen and f"Bo ({fingerprint(bo)})" in screen
     tmux.keys("q", to="host")
@@ -563,15 +562,10 @@ def test_the_bot_says_its_level_and_a_game_against_oneself_is_listed_once(
         tmp_path: Path, tmux: Tmux) -> None:
     home = tmp_path / "home"
     tmux.start(_command(home, "play --ascii --seed 4 --think 0.05 --level easy"))
-    tmux.wait_for("the setup screen", lambda s: "Setup - you play" in s, 20)
-    tmux.keys("r")
-    tmux.wait_for("an army", lambda s: "All 21 placed" in s)
-    tmux.keys("d")
+    tmux.army_ready()
     screen = tmux.wait_for("the game", lambda s: "move>" in s)
     assert "the bot (easy) is" in move_log(screen)
-    tmux.keys("resign", literal=True)
-    tmux.keys("Enter")
-    tmux.keys("y")
+    tmux.resign()
     tmux.wait_for("the audit", lambda s: "Audit clean" in s, 20)
     tmux.keys("q")
     tmux.wait_for("the exit", lambda s: "EXITED 0" in s)
@@ -598,18 +592,26 @@ def test_counts_agree_and_show_names_the_command_that_resumes_a_bot_game(
     assert "p2pgotg play offers to resume it" in said and "same command" not in said
 
 
+def test_the_setup_asks_about_one_piece_in_the_singular(tmp_path: Path, tmux: Tmux) -> None:
+    tmux.start(_command(tmp_path / "home", "play --ascii --seed 3 --think 0.05"))
+    tmux.wait_for("the setup screen", lambda s: "Setup - you play" in s, 20)
+    tmux.keys("Enter")
+    tmux.wait_for("one piece placed", lambda s: "20 pieces still to place" in s)
+    tmux.keys("r")
+    screen = tmux.wait_for("the question", lambda s: "y/n" in s)
+    assert "replace the 1 piece you placed with a random formation?" in " ".join(
+        screen.split())
+
+
 def test_a_claim_of_ones_own_is_called_your_word(tmp_path: Path, tmux: Tmux) -> None:
     home = tmp_path / "host"
     tmux.start(_command(home, "host --bind 127.0.0.1 --ascii --abandon 4s --audit-timeout 4s"),
                name="host")
     screen = tmux.wait_for("the invite", lambda s: "gg1-" in s, 20, on="host")
-    code = re.search(r"gg1-[a-z2-7]+", screen.replace("\n", "")).group(0)
+    code = invite_code(screen)
     joiner = start_p2pgotg(tmp_path / "joiner", "join", code, "--bot", "--bot-delay", "3")
     try:
-        tmux.wait_for("the setup", lambda s: "Setup - you play" in s, 20, on="host")
-        tmux.keys("r", to="host")
-        tmux.wait_for("an army", lambda s: "All 21 placed" in s, on="host")
-        tmux.keys("d", to="host")
+        tmux.army_ready(on="host")
         screen = tmux.wait_for("our move", lambda s: "YOUR MOVE" in s.splitlines()[0], 30,
                                on="host")
         tmux.keys(forward_move(screen), literal=True, to="host")

@@ -59,6 +59,21 @@ class Tmux:
                 raise AssertionError(f"timed out waiting for {what}; the screen shows:\n{screen}")
             time.sleep(0.05)
 
+    def army_ready(self, on: str = "game") -> str:
+        """On the setup screen: a random army (`r`), then ready (`d`); the screen then."""
+        self.wait_for("the setup screen", lambda s: "Setup - you play" in s, 20, on=on)
+        self.keys("r", to=on)
+        self.wait_for("a random army", lambda s: "All 21 placed" in s, on=on)
+        self.keys("d", to=on)
+        return self.screen(on)
+
+    def resign(self, on: str = "game") -> None:
+        """Type `resign` at the move line and say yes."""
+        self.keys("resign", literal=True, to=on)
+        self.keys("Enter", to=on)
+        self.wait_for("the question", lambda s: "resign this game?" in s, on=on)
+        self.keys("y", to=on)
+
     def close(self) -> None:
         subprocess.run([*self.base, "kill-server"], check=False, capture_output=True,
                        timeout=10)
@@ -92,9 +107,7 @@ def test_play_against_the_bot_in_a_terminal(tmp_path: Path) -> None:
         tmux.start(command)
         screen = tmux.wait_for("the setup screen", lambda s: "Setup - you play" in s, 20)
         assert "Pieces to place" in screen and "21 pieces still to place" in screen
-        tmux.keys("r")
-        tmux.wait_for("a random formation", lambda s: "All 21 placed" in s)
-        tmux.keys("d")
+        tmux.army_ready()
         played: list[str] = []
         for _ in range(3):
             screen = tmux.wait_for("our move", lambda s: "YOUR MOVE" in s.splitlines()[0])
@@ -159,10 +172,7 @@ def test_two_terminals_play_each_other(tmp_path: Path) -> None:
         tmux.wait_for("the host's rules", lambda s: "Press a to accept" in s, 20, on="join")
         tmux.keys("a", to="join")
         for name in ("host", "join"):
-            tmux.wait_for("the setup", lambda s: "Setup - you play" in s, on=name)
-            tmux.keys("r", to=name)
-            tmux.wait_for("a formation", lambda s: "All 21 placed" in s, on=name)
-            tmux.keys("d", to=name)
+            tmux.army_ready(on=name)
         screens = {n: tmux.wait_for("the game", lambda s: "move>" in s, on=n)
                    for n in ("host", "join")}
         white = next(n for n, s in screens.items() if "YOUR MOVE" in s.splitlines()[0])
@@ -177,10 +187,7 @@ def test_two_terminals_play_each_other(tmp_path: Path) -> None:
         tmux.keys("chat hello there", literal=True, to=black)
         tmux.keys("Enter", to=black)
         tmux.wait_for("the chat", lambda s: f"{names[black]}: hello there" in s, on=white)
-        tmux.keys("resign", literal=True, to=black)
-        tmux.keys("Enter", to=black)
-        tmux.wait_for("the question", lambda s: "resign this game?" in s, on=black)
-        tmux.keys("y", to=black)
+        tmux.resign(on=black)
         for name, head in ((white, "You win: they resigned."),
                            (black, f"{names[white]} wins: you resigned.")):
             screen = tmux.wait_for("the end screen", lambda s, h=head: h in s, on=name)

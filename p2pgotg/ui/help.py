@@ -48,8 +48,9 @@ _GAMES = """\
  q  Esc      back to the start screen"""
 
 _RESUME = """\
- r           resume the unfinished game
- n           start a new game (the unfinished one stays saved)
+ Up Down     choose an unfinished game (also k j)
+ r  Enter    resume it
+ n           start a new game (the unfinished ones stay saved)
  q           quit"""
 
 _HOST = """\
