@@ -65,5 +65,6 @@ def resume_session(saved: SavedGame, key: Ed25519PrivateKey, tls_fingerprint: by
     names = transcript.secrets
     session.own_name, session.peer_name = saved_name(names.get("name")), \
         saved_name(names.get("peer_name"))
+    session.peer_name_saved = session.peer_name is not None
     session._after([])  # anything the restore found due (a reply, an audit) is written now
     return session
