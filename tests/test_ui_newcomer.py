@@ -195,6 +195,7 @@ def test_play_offers_every_unfinished_game_and_the_status_says_where_it_stands(
         tmp_path: Path, tmux: Tmux) -> None:
     home = tmp_path / "home"
     game = savedgames.play(home, 1, until=lambda person, bot: person.view.ply >= 11)
+    assert not game.person.peer.flow.is_over  # (no flag falls in the first eleven moves)
     plies = game.person.peer.view.ply
     play = "play --ascii --seed 5 --think 0.05 --level easy"
     tmux.start(_command(home, play))
@@ -350,9 +351,13 @@ def test_the_challenge_list_says_who_left_the_board_in_each_challenge(
 @pytest.mark.parametrize("rows, at_least", [(24, 12), (40, 28)])
 def test_the_review_lists_as_many_moves_as_the_window_holds(
         tmp_path: Path, tmux: Tmux, rows: int, at_least: int) -> None:
-    home = tmp_path / "home"
-    game = savedgames.play(home, 3)
-    assert game.person.peer.flow.is_over and game.person.peer.view.ply > 60
+    for seed in range(30):  # a finished game long enough to fill any window's list
+        home = tmp_path / f"home{seed}"
+        game = savedgames.play(home, seed)
+        if game.person.peer.flow.is_over and game.person.peer.view.ply > 60:
+            break
+    else:
+        pytest.fail("no game of 30 went past 60 moves")
     tmux.start(_command(home, f"show --ascii {game.person.path}"), size=(80, rows))
     tmux.wait_for("the review", lambda s: "Review - move 0" in s, 20)
     for _ in range(30):
@@ -580,9 +585,14 @@ def test_the_bot_says_its_level_and_a_game_against_oneself_is_listed_once(
 
 def test_counts_agree_and_show_names_the_command_that_resumes_a_bot_game(
         tmp_path: Path) -> None:
-    home = tmp_path / "home"
-    savedgames.play(home, 1, until=lambda person, bot: person.view.ply >= 1,
-                    finish=lambda person: person.resign())
+    for attempt in range(30):  # the person resigns on its first turn after one move: as
+        home = tmp_path / f"home{attempt}"  # Black (the coin decides), after White's first
+        game = savedgames.play(home, 1, until=lambda person, bot: person.view.ply >= 1,
+                               finish=lambda person: person.resign())
+        if game.person.peer.view.ply == 1:
+            break
+    else:
+        pytest.fail("the person was never Black in 30 games")
     listed = " ".join(p2pgotg(home, "games").stdout.split())
     assert re.search(r"you lost: you resigned, 1 move$", listed.split(" review:")[0])
     unfinished = savedgames.play(tmp_path / "other", 1, until=lambda p, b: p.view.ply >= 4)
