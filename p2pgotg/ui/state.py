@@ -357,6 +357,12 @@ class AppState:
     def fatal(self, text: str | None) -> None:
         self._fatal = None if text is None else controls_escaped(text)
 
+    def _tell(self, text: str) -> None:
+        """What the game just did, in the status line, unless a question waits there for
+        y or n: the question stays where the player reads it (the log has the news)."""
+        if self.confirm is None:
+            self.say(text)
+
     def say(self, text: str) -> None:
         self.status, self.status_error = controls_escaped(text), False
 
@@ -423,7 +429,7 @@ class AppState:
     def _on_event(self, event: Event, peer: Peer) -> None:
         them = self.opponent
         if isinstance(event, OptionsProposed) and peer.role == JOINER:
-            self.say("the host proposes these rules: press a to accept, q to decline")
+            self._tell("the host proposes these rules: press a to accept, q to decline")
         elif isinstance(event, ColoursDecided):
             side = peer.side
             assert side is not None
@@ -432,16 +438,16 @@ class AppState:
                       f"{side.other.display_name}: {first}.", "class:log.info")
         elif isinstance(event, SetupCommitted):
             if self._mine(event.role):
-                self.say(f"setup committed: waiting for {self.opponent}")
+                self._tell(f"setup committed: waiting for {self.opponent}")
             else:
                 self._add(f"{capital(self.opponent)} is ready.", "class:log.info")
         elif isinstance(event, GameStarted):
             self._add("The game begins.", "class:log.info")
             self.cursor = board.square_at(self.viewer, 4, 5)
-            self.say("your move" if peer.my_turn else f"{self.opponent} moves first")
+            self._tell("your move" if peer.my_turn else f"{self.opponent} moves first")
         elif isinstance(event, ChallengeStarted):
             who = "you challenge" if self._mine(event.role) else f"{them} challenges"
-            self.say(f"{who} on {event.move.text()[-2:]}: waiting for the reply")
+            self._tell(f"{who} on {event.move.text()[-2:]}: waiting for the reply")
         elif isinstance(event, MovePlayed):
             self._on_move(event, peer)
         elif isinstance(event, DrawOffered | DrawDeclined | ChatReceived):
@@ -455,12 +461,14 @@ class AppState:
                 self._ended += ": win claimed"  # (SPEC 1.7: the client says it claimed)
             self._add(f"{self._ended.removeprefix('game over: ')}.", "class:log.end")
             self.selected = None
-            self.say(f"{self._ended}. Checking the audit...")  # (nothing waits any more)
+            if self.confirm is Confirm.RESIGN:  # (nothing is left to resign)
+                self.confirm = None
+            self._tell(f"{self._ended}. Checking the audit...")  # (nothing waits any more)
         elif isinstance(event, AuditCompleted):
             self._add(verdict_words(event.verdict, peer.role, self.opponent), "class:log.end")
             done = "the audit is in (below)" if event.verdict.audit_complete else \
                 "the audit is incomplete (below)"
-            self.say(f"{self._ended}; {done}" if self._ended else done)
+            self._tell(f"{self._ended}; {done}" if self._ended else done)
 
     def _on_move(self, event: MovePlayed, peer: Peer) -> None:
         view, side = peer.view, peer.side
@@ -479,9 +487,9 @@ class AppState:
                     text += ": " + "; ".join(challenge_lines(view, record, side))
                 if peer.draw_offered_to_me:
                     text += ", offering a draw: type draw to accept, decline, or just move"
-                self.say(f"{text}. Your move." if not peer.draw_offered_to_me else text)
+                self._tell(f"{text}. Your move." if not peer.draw_offered_to_me else text)
         elif challenge:
-            self.say("; ".join(challenge_lines(view, record, side)))
+            self._tell("; ".join(challenge_lines(view, record, side)))
 
     def _log_move(self, view: Game, record: PlyRecord, number: int, side: Side) -> None:
         mover = "you" if record.side is side else self.opponent_short
@@ -515,11 +523,11 @@ class AppState:
         for rest in range(number, len(view.history)):
             self._log_move(view, view.history[rest], rest + 1, side)
         if peer.flow.is_over:
-            self.say("resumed: the game is over; checking the audit...")
+            self._tell("resumed: the game is over; checking the audit...")
         elif peer.flow.pending is not None:
-            self.say("resumed: a challenge waits for its reply")
+            self._tell("resumed: a challenge waits for its reply")
         else:
-            self.say("resumed: your move" if peer.my_turn else
+            self._tell("resumed: your move" if peer.my_turn else
                      f"resumed: {self.opponent} to move")
 
     def _log_talk(self, event: Event, peer: Peer) -> None:
