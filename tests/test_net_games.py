@@ -162,7 +162,7 @@ def test_selfplay_command_audits_clean_in_each_mode(arbiter: str, tmp_path: Path
                      "--save-dir", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert f"challenges {arbiter}" in out and "1 of 1 games audited clean" in out
+    assert f"challenges {arbiter}" in out and "1 of 1 game audited clean" in out
 
 
 # -- write-ahead: nothing leaves before it is on disk -----------------------------------------

@@ -23,6 +23,7 @@ from p2pgotg.net.errors import (
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.games import resume_session, unfinished_games
 from p2pgotg.net.invite import Invite
+from p2pgotg.net.player_name import shown_name
 from p2pgotg.net.seat import SeatRunner
 from p2pgotg.net.session import (
     GameSession,
@@ -49,6 +50,7 @@ class JoinConfig:
     # How to open a pinned TLS stream to the host (None: the invite's one address). The
     # racing of a v2 invite's candidates and the short code's PAKE plug in here.
     opener: Callable[[], Awaitable[trio.SSLStream]] | None = None
+    name: str | None = None  # ours, sent in `hi` (SPEC 3.4): a label the host shows
 
 
 #: What a joiner holding a game says when a reconnection shows a key other than the pin's.
@@ -208,7 +210,8 @@ async def _one_connection(
             if session is not None:
                 await session.durable()  # (what we say we hold must survive a crash)
             with trio.fail_after(limits.handshake):
-                await channel.send(control.encode(control.Hi(invite.secret, gid, have, first)))
+                await channel.send(control.encode(control.Hi(invite.secret, gid, have, first,
+                                                             config.name)))
         except trio.TooSlowError:
             raise SessionError("the host did not take our greeting in time", fatal=False) \
                 from None
@@ -229,10 +232,12 @@ async def _one_connection(
             fingerprint = certificate_fingerprint(peer_certificate(stream))
             peer = GotgPeer(JOINER, config.key, fingerprint)
             session = box[0] = GameSession(peer, config.save_dir, invite.secret, limits,
-                                           on_claim=_about_the_host(on_status))
+                                           on_claim=_about_the_host(on_status),
+                                           own_name=config.name)
             on_session(session)
             nursery.start_soon(_refuse_our_own_key, session)
             nursery.start_soon(run_seat, session)
+        session.note_peer_name(shown_name(ok.name))
         on_status("connected to the host")
         await session.run_connection(channel, peer_has)
     finally:

@@ -112,6 +112,9 @@ class GameSession(Generic[P]):
     #: Why the transcript cannot be written; set once, and from then on nothing is sent or
     #: saved in this run (the file stays as it was: at most a torn last record, never sent).
     storage_failure: str | None = None
+    own_name: str | None = None  # our name, sent in `hi` or `ok` and saved (SPEC 3.4)
+    peer_name: str | None = None  # the name the other side gave: a label, never trusted
+    peer_name_saved: bool = False  # the transcript holds a name of the other side
 
     def __post_init__(self) -> None:
         self._buffer: list = []
@@ -296,8 +299,26 @@ class GameSession(Generic[P]):
             first: dict[str, bytes] = {"join": self.join_secret}
             if self.listen_port:
                 first["port"] = self.listen_port.to_bytes(2, "big")
+            for field_name, name in (("name", self.own_name), ("peer_name", self.peer_name)):
+                if name:
+                    first[field_name] = name.encode()
+            self.peer_name_saved = bool(self.peer_name)
             self.file.append([("secrets", first), *self._buffer])
             self._buffer = []
+
+    def note_peer_name(self, name: str | None) -> None:
+        """The name the other side gave in its `hi` or `ok`, already made safe to show:
+        shown from now on, and saved in the transcript the first time only (a side that
+        renames itself at every reconnection cannot grow the file)."""
+        if not name or name == self.peer_name:
+            return
+        self.peer_name = name
+        if self.file is not None and not self.halted and not self.peer_name_saved:
+            self.peer_name_saved = True
+            try:
+                self.file.append([("secrets", {"peer_name": name.encode()})])
+            except OSError as exc:
+                self._halt(exc)
 
     async def durable(self) -> None:
         """Return once every transcript record so far is on disk (the fsync runs on a

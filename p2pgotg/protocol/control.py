@@ -52,6 +52,7 @@ class Hi:
     game: bytes | None
     have: int
     first: bytes | None
+    name: str | None = None  # the joiner's name, when it has one: a label, never trusted
     kind: ClassVar[str] = "hi"
 
 
@@ -63,6 +64,7 @@ class Ok:
     game: bytes | None
     have: int
     first: bytes | None
+    name: str | None = None  # the host's name, when it has one
     kind: ClassVar[str] = "ok"
 
 
@@ -141,14 +143,17 @@ def _why(value: Any) -> str:
 _B32 = _bin(32)
 #: kind -> {key: check}; the pake kind has three shapes, each of its keys optional.
 _SCHEMA: Mapping[str, Mapping[str, Callable[[Any], Any]]] = {
-    "hi": {"secret": _bin(16), "game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32)},
-    "ok": {"game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32)},
+    "hi": {"secret": _bin(16), "game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32),
+           "name": _text},
+    "ok": {"game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32), "name": _text},
     "error": {"reason": _text},
     "leave": {"why": _why},
     "bye": {"have": _count},
     "pake": {"msg": _bin(33), "confirm": _B32, "secret": _bin(16)},
 }
 _PAKE_SHAPES = ({"msg"}, {"confirm"}, {"confirm", "secret"})
+#: Keys a kind may leave out (absent: None).
+_OPTIONAL = {"hi": {"name"}, "ok": {"name"}}
 
 
 def _raw(frame: bytes) -> dict[str, Any] | None:
@@ -188,7 +193,7 @@ def decode(frame: bytes) -> Control | None:
     if schema is None:
         return Unknown(kind)
     keys = set(raw)
-    unknown, missing = keys - set(schema), set(schema) - keys
+    unknown, missing = keys - set(schema), set(schema) - keys - _OPTIONAL.get(kind, set())
     if kind == "pake":
         missing = set() if keys in _PAKE_SHAPES else missing
         if keys not in _PAKE_SHAPES and not unknown:
@@ -212,7 +217,8 @@ def encode(value: Hi | Ok | Refusal | Leave | Bye | Pake) -> bytes:
     out: dict[str, Any] = {"ctl": value.kind, "v": SESSION_VERSION}
     for field in fields(value):
         item = getattr(value, field.name)
-        if not (isinstance(value, Pake) and item is None):
+        optional = isinstance(value, Pake) or field.name in _OPTIONAL.get(value.kind, ())
+        if not (optional and item is None):
             out[field.name] = item
     data: bytes = msgpack.packb(out, use_bin_type=True)
     return data

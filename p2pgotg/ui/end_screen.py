@@ -55,8 +55,11 @@ def _code(game: Game, piece: Piece) -> str:
 
 
 def title(state: AppState) -> str:
-    played = f" - you played {state.side.display_name}" if state.side is not None else ""
-    return "Game over" + played
+    side = state.side
+    if side is None:
+        return f"Game over - you against {state.opponent_label}"
+    return (f"Game over - you, {side.display_name}; {state.opponent_label}, "
+            f"{side.other.display_name}")
 
 
 def headline(state: AppState) -> Fragments:
@@ -114,7 +117,7 @@ def challenges_explained(peer: GotgPeer) -> list[str]:
                 gone = f"{'your' if mine else 'their'} {code_a} out"
             else:
                 gone = "both out"
-            lines.append(f"{number:3d} {who:<4} {record.move.text()} {code_a}>{code_d}: "
+            lines.append(f"{number:3d} {who:<4} {record.move.text()} {code_a} vs {code_d}: "
                          f"{gone}")
         try:
             full.push(record.move, record.result, record.lost_flag)
@@ -147,7 +150,7 @@ def panel_text(state: AppState) -> Fragments:
         page = max(0, min(state.challenge_page, len(pages) - 1))
         out: Fragments = [("class:heading", "Challenges"),
                           ("class:dim", f" {page + 1}/{len(pages)}" if len(pages) > 1 else ""),
-                          ("", "\n"), ("class:dim", "attacker>defender (audit)\n")]
+                          ("", "\n"), ("class:dim", "attacker vs defender: who left\n")]
         for line in pages[page] or ["(none, or ranks not opened)"]:
             out.append(("", line + "\n"))
         if len(pages) > 1:
@@ -166,10 +169,15 @@ def panel_text(state: AppState) -> Fragments:
         for label, owner in (("You lost", side), ("They lost", side.other)):
             pieces = [p for p in game.eliminated if p.side is owner]
             codes = " ".join(_code(game, p) for p in pieces) or "-"
-            out.append(("class:strong", f"\n{label} ({len(pieces)}):\n"))
+            out.append(("class:strong", f"{label} ({len(pieces)}):\n"))
             for line in textwrap.wrap(codes, PANEL_WIDTH - 1):
                 out.append(("", f" {line}\n"))
     return out
+
+
+#: The panel's rows: its heading and two notes, then each side's losses, a label and at
+#: most three lines of codes (21 pieces, 7 codes a line), so both lists always show whole.
+PANEL_ROWS = 3 + 2 * (1 + 3)
 
 
 def audit_text(state: AppState) -> Fragments:
