@@ -16,11 +16,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.paths import SECOND_SEAT_FILE, load_or_create_identity
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.players.bot import Bot
 from p2pgotg.players.bot_seat import as_peer_action, decide_turn
-from p2pgotg.protocol import HOST, JOINER, Peer
+from p2pgotg.protocol import HOST, JOINER
 from p2pgotg.protocol.pair import TLS_FP
 from p2pgotg.rules import Move, Piece, Rank, RuleOptions, neighbours
 
@@ -29,7 +30,7 @@ from p2pgotg.rules import Move, Piece, Rank, RuleOptions, neighbours
 class Seat:
     """One side: its peer, its bot, its transcript (made once the game has its id)."""
 
-    peer: Peer
+    peer: GotgPeer
     folder: Path
     secret: bytes
     name: str = ""  # a file name of its own (both seats of one account share a folder)
@@ -82,7 +83,7 @@ def _deliver(seats: tuple[Seat, Seat]) -> None:
             return
 
 
-def flag_challenge(person: Peer, bot: Peer) -> Move | None:
+def flag_challenge(person: GotgPeer, bot: GotgPeer) -> Move | None:
     """A challenge the bot (to move) can make on the person's Flag, known to this test."""
     view, own = bot.view, person.own_setup
     if view is None or own is None or not bot.my_turn or view.is_over:
@@ -100,9 +101,9 @@ def flag_challenge(person: Peer, bot: Peer) -> Move | None:
 
 
 def play(home: Path, seed: int, *, against_bot: bool = True,
-         until: Callable[[Peer, Peer], bool] = lambda person, other: False,
+         until: Callable[[GotgPeer, GotgPeer], bool] = lambda person, other: False,
          take_flag: bool = False, options: RuleOptions | None = None,
-         finish: Callable[[Peer], object] | None = None) -> SavedGame:
+         finish: Callable[[GotgPeer], object] | None = None) -> SavedGame:
     """A game between two bots, saved under `home` (a P2PGOTG_HOME) as the person's game
     against the bot (`against_bot`), or as a game this account hosted and joined from its
     second seat. It stops once `until` holds on the person's turn, or, with `take_flag`,
@@ -115,13 +116,13 @@ def play(home: Path, seed: int, *, against_bot: bool = True,
     if against_bot:
         other_folder = games / "bot" / "bot-seat"
         other_key = load_or_create_identity(other_folder / "identity.pem")
-        person = Seat(Peer(HOST, person_key, TLS_FP, options or RuleOptions()),
+        person = Seat(GotgPeer(HOST, person_key, TLS_FP, options or RuleOptions()),
                       games / "bot", secret)
     else:
         other_folder = games
         other_key = load_or_create_identity(config / SECOND_SEAT_FILE)
-        person = Seat(Peer(HOST, person_key, TLS_FP, options or RuleOptions()), games, secret)
-    other = Seat(Peer(JOINER, other_key, TLS_FP), other_folder, secret,
+        person = Seat(GotgPeer(HOST, person_key, TLS_FP, options or RuleOptions()), games, secret)
+    other = Seat(GotgPeer(JOINER, other_key, TLS_FP), other_folder, secret,
                  "" if against_bot else "-joiner")
     seats = (person, other)
     rng = random.Random(seed)
@@ -158,7 +159,7 @@ def play(home: Path, seed: int, *, against_bot: bool = True,
     return game
 
 
-def lost(peer: Peer, side_of_person: bool = True) -> int:
+def lost(peer: GotgPeer, side_of_person: bool = True) -> int:
     """Pieces the person's side (or the other side) has lost so far."""
     view = peer.view
     assert view is not None and peer.side is not None

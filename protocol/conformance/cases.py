@@ -284,7 +284,7 @@ async def resume(ctx: Ctx) -> str:
 async def malformed_hi(ctx: Ctx) -> str:
     secret = ctx.invite.secret
     bad = [control("hi", secret=secret, game=None, have=0),
-           control("hi", secret=secret, game=None, have=0, first=None, name="x"),
+           control("hi", secret=secret, game=None, have=0, first=None, colour="x"),
            msgpack.packb({"ctl": "hi", "v": "1", "secret": secret, "game": None, "have": 0,
                           "first": None}, use_bin_type=True),
            control("hi", secret=secret, game=None, have=0, first=bytes(32))]
