@@ -136,6 +136,11 @@ def _text(value: Any) -> str:
     return value[:MAX_REASON]
 
 
+def _label(value: Any) -> str | None:
+    """A `name`: a label the sender chose, shown escaped; anything but text is ignored."""
+    return value[:MAX_REASON] if isinstance(value, str) else None
+
+
 def _why(value: Any) -> str:
     return value if value in LEAVE_REASONS else "quit"
 
@@ -144,8 +149,8 @@ _B32 = _bin(32)
 #: kind -> {key: check}; the pake kind has three shapes, each of its keys optional.
 _SCHEMA: Mapping[str, Mapping[str, Callable[[Any], Any]]] = {
     "hi": {"secret": _bin(16), "game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32),
-           "name": _text},
-    "ok": {"game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32), "name": _text},
+           "name": _label},
+    "ok": {"game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32), "name": _label},
     "error": {"reason": _text},
     "leave": {"why": _why},
     "bye": {"have": _count},
