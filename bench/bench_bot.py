@@ -7,7 +7,7 @@ the general raid, over fixed seeds.
 
 A pairing `A:B` plays A against B; game g gives A the seed g and B the seed 10_000 + g, and A
 plays White in even games and Black in odd ones. `raid:L` sends the scripted general raid
-(`p2pgotg.players.raid`) against level L and counts the raids that took L's Flag
+(`p2pgotg.testing.raid`) against level L and counts the raids that took L's Flag
 (`raid-through:L`: the blunter raid that also walks through moved pieces). The score is
 (wins + draws / 2) / games, with a 95% interval from the normal approximation (Wilson's
 when every game went one way); a raid rate's interval is Wilson's. Decision times are wall
@@ -32,8 +32,8 @@ from pathlib import Path
 from p2pgotg.players.actions import Action, ClaimFlag
 from p2pgotg.players.bot import Bot
 from p2pgotg.players.match import play_match
-from p2pgotg.players.raid import RaidPlayer, took_flag
 from p2pgotg.rules import ChallengeMode, Game, RuleOptions, Setup, Side
+from p2pgotg.testing.raid import RaidPlayer, took_flag
 
 
 class Timed:

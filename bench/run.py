@@ -31,9 +31,9 @@ from p2pgotg.net.tls import (
     server_context,
 )
 from p2pgotg.protocol import HOST, JOINER, Phase, parse
-from p2pgotg.protocol.pair import Pair
 from p2pgotg.rules import ChallengeMode, Game, Rank, RuleOptions, Setup
 from p2pgotg.selfplay import play_one
+from p2pgotg.testing.pair import Pair
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -22,8 +22,8 @@ from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.players.bot import Bot
 from p2pgotg.players.bot_seat import as_peer_action, decide_turn
 from p2pgotg.protocol import HOST, JOINER
-from p2pgotg.protocol.pair import TLS_FP
 from p2pgotg.rules import Move, Piece, Rank, RuleOptions, neighbours
+from p2pgotg.testing.pair import TLS_FP
 
 
 @dataclass

@@ -21,7 +21,6 @@ import trio
 import trio.testing
 
 from p2pgotg.cli import main as cli_main
-from p2pgotg.crypto import key_from_seed
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
@@ -30,21 +29,19 @@ from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError, parse
 from p2pgotg.protocol.envelope import Envelope
-from p2pgotg.protocol.pair import det_rand
 from p2pgotg.rules import RuleOptions, Setup, Termination
+from p2pgotg.testing.pair import DetRand, det_key
 
 TLS_FP = hashlib.sha256(b"test_net_fairplay certificate").digest()
 SECRET = bytes(range(16))
 
 
-def det_key(label: str):
-    return key_from_seed(hashlib.sha256(f"test_net_fairplay/{label}".encode()).digest())
 
 
 def new_host(tmp_path: Path, limits: Limits, options: RuleOptions | None = None
              ) -> GameSession:
-    peer = GotgPeer(HOST, det_key("host"), TLS_FP, options or RuleOptions(),
-                det_rand("fairplay-host"))
+    peer = GotgPeer(HOST, det_key("test_net_fairplay/host"), TLS_FP, options or RuleOptions(),
+                DetRand("fairplay-host"))
     return GameSession(peer, tmp_path / "host", SECRET, limits)
 
 
@@ -62,7 +59,8 @@ class Cheater:
     the messages `withhold` picks, and connects to the host's session when told to."""
 
     def __init__(self, withhold: Callable[[bytes], bool], commit: bool = True) -> None:
-        self.peer = GotgPeer(JOINER, det_key("cheater"), TLS_FP, None, det_rand("cheater"))
+        self.peer = GotgPeer(JOINER, det_key("test_net_fairplay/cheater"), TLS_FP,
+                             None, DetRand("cheater"))
         self.withhold = withhold
         self.commit = commit
         self.held: list[bytes] = []
@@ -378,7 +376,7 @@ async def test_an_unsigned_error_frame_never_ends_a_game(tmp_path, autojump_cloc
 
 
 def test_a_bad_signature_leaves_the_peer_usable_and_unrecorded() -> None:
-    from p2pgotg.protocol.scenarios import bad_signature
+    from protocol.scenarios import bad_signature
 
     result = bad_signature(1)
     assert isinstance(result.error, RemoteProtocolError)
@@ -402,7 +400,7 @@ async def test_a_host_that_only_says_error_cannot_make_the_joiner_give_its_game_
     from p2pgotg.net.joining import JoinConfig, join_game
     from p2pgotg.net.tls import make_certificate, public_key_pin, serve_tls, server_context
     from p2pgotg.net.transcript_file import TranscriptFile
-    from p2pgotg.protocol.pair import Pair
+    from p2pgotg.testing.pair import Pair
 
     pair = Pair.new(seed="error-host")
     pair.handshake(rng=random.Random(1))
@@ -452,12 +450,13 @@ async def test_a_hello_that_breaks_a_rule_is_kept_as_evidence(tmp_path, capsys,
                                                             autojump_clock):
     """No game id exists before both hellos, yet the violating hello is saved (named by the
     hash of the host's hello) and verify names the rule."""
-    from p2pgotg.protocol.pair import tamper
+    from p2pgotg.testing.forging import tamper
 
     limits = Limits()
     host = new_host(tmp_path, limits)
     host.perform(lambda p: p.start())
-    joiner = GotgPeer(JOINER, det_key("bad-hello"), TLS_FP, None, det_rand("bad-hello"))
+    joiner = GotgPeer(JOINER, det_key("test_net_fairplay/bad-hello"), TLS_FP,
+                      None, DetRand("bad-hello"))
     a, b = trio.testing.memory_stream_pair()
     theirs = framed(limits, b)
 

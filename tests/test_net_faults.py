@@ -24,17 +24,6 @@ from hostkit import FAST, SAFETY
 
 from p2pgotg.cli import main as cli_main
 from p2pgotg.net.errors import NetError
-from p2pgotg.net.faultproxy import (
-    CUT,
-    DOWN,
-    HALF_CLOSE,
-    STALL,
-    UP,
-    FaultProxy,
-    Plan,
-    fixed_plans,
-    random_plans,
-)
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.hosting import HostConfig, Hosting, host_game
 from p2pgotg.net.invite import Invite
@@ -51,6 +40,17 @@ from p2pgotg.protocol import HOST, JOINER, parse
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.rules import RuleOptions
 from p2pgotg.selfplay import bot_runner
+from p2pgotg.testing.faultproxy import (
+    CUT,
+    DOWN,
+    HALF_CLOSE,
+    STALL,
+    UP,
+    FaultProxy,
+    Plan,
+    fixed_plans,
+    random_plans,
+)
 
 # -- helpers ------------------------------------------------------------------------------
 

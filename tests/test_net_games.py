@@ -19,7 +19,6 @@ import trio
 import trio.testing
 
 from p2pgotg.cli import main as cli_main
-from p2pgotg.crypto import key_from_seed
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.seat import drive
@@ -28,9 +27,9 @@ from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, parse
 from p2pgotg.protocol.envelope import Envelope
-from p2pgotg.protocol.pair import det_rand
 from p2pgotg.rules import FlagRule, RuleOptions
 from p2pgotg.selfplay import play_one
+from p2pgotg.testing.pair import DetRand, det_key
 
 SAFETY = 60  # seconds: a net against hangs, never a measure of speed
 
@@ -116,8 +115,6 @@ class Trickle(trio.abc.Stream):
         await self.inner.aclose()
 
 
-def det_key(label: str):
-    return key_from_seed(hashlib.sha256(f"test_net_games/{label}".encode()).digest())
 
 
 TLS_FP = hashlib.sha256(b"test_net_games certificate").digest()
@@ -128,9 +125,11 @@ async def test_whole_game_over_a_byte_at_a_time_trickle(tmp_path, capsys, autoju
     """Every frame arrives in as many pieces as it has bytes, on both sides, for a whole
     game: the framing holds, and the game ends clean and identical on both sides."""
     limits = Limits()
-    host = GameSession(GotgPeer(HOST, det_key("host"), TLS_FP, RuleOptions(), det_rand("th")),
+    host = GameSession(GotgPeer(HOST, det_key("test_net_games/host"), TLS_FP,
+                                RuleOptions(), DetRand("th")),
                        tmp_path / "host", SECRET, limits)
-    joiner = GameSession(GotgPeer(JOINER, det_key("joiner"), TLS_FP, None, det_rand("tj")),
+    joiner = GameSession(GotgPeer(JOINER, det_key("test_net_games/joiner"), TLS_FP,
+                                  None, DetRand("tj")),
                          tmp_path / "joiner", SECRET, limits)
     a, b = trio.testing.memory_stream_pair()
     host_stream, joiner_stream = Trickle(a), Trickle(b)
@@ -214,9 +213,11 @@ async def test_nothing_is_sent_before_its_transcript_record_is_fsynced(tmp_path,
 
     monkeypatch.setattr(TranscriptFile, "_fsync", watched_fsync)
     limits = Limits()
-    host = GameSession(GotgPeer(HOST, det_key("host"), TLS_FP, RuleOptions(), det_rand("wh")),
+    host = GameSession(GotgPeer(HOST, det_key("test_net_games/host"), TLS_FP,
+                                RuleOptions(), DetRand("wh")),
                        tmp_path / "host", SECRET, limits)
-    joiner = GameSession(GotgPeer(JOINER, det_key("joiner"), TLS_FP, None, det_rand("wj")),
+    joiner = GameSession(GotgPeer(JOINER, det_key("test_net_games/joiner"), TLS_FP,
+                                  None, DetRand("wj")),
                          tmp_path / "joiner", SECRET, limits)
     a, b = trio.testing.memory_stream_pair()
     channels = WatchedChannel(a, host, synced, limits), WatchedChannel(b, joiner, synced, limits)

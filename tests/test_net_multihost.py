@@ -24,7 +24,6 @@ from hostkit import FAST, SAFETY, assert_clean, joiner
 
 from p2pgotg.games import replay
 from p2pgotg.net.bot_worker_client import open_bot_worker
-from p2pgotg.net.faultproxy import CUT, FaultProxy, Plan, fixed_plans
 from p2pgotg.net.hosting import HostConfig
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import join_game
@@ -37,6 +36,7 @@ from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import Finding, Phase, parse
 from p2pgotg.rules import Rank, RuleOptions, Setup, Side
 from p2pgotg.selfplay import bot_runner, seat_seed
+from p2pgotg.testing.faultproxy import CUT, FaultProxy, Plan, fixed_plans
 
 
 class ManyHost:

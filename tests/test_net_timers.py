@@ -20,7 +20,6 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.cli import main as cli_main
-from p2pgotg.crypto import key_from_seed
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.errors import ConnectionClosedError, NetError, PeerSilentError
 from p2pgotg.net.framing import FramedChannel
@@ -33,26 +32,25 @@ from p2pgotg.net.tls import make_certificate
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError, parse
 from p2pgotg.protocol.envelope import Envelope
-from p2pgotg.protocol.pair import det_rand
 from p2pgotg.rules import RuleOptions, Setup, Termination
 from p2pgotg.selfplay import bot_runner
+from p2pgotg.testing.pair import DetRand, det_key
 
 SAFETY = 30  # real seconds for the socket tests; virtual ones below are exact
 TLS_FP = hashlib.sha256(b"test_net_timers certificate").digest()
 SECRET = bytes(range(16))
 
 
-def det_key(label: str):
-    return key_from_seed(hashlib.sha256(f"test_net_timers/{label}".encode()).digest())
 
 
 def new_host(tmp_path: Path, options: RuleOptions, limits: Limits) -> GameSession:
-    peer = GotgPeer(HOST, det_key("host"), TLS_FP, options, det_rand("timers-host"))
+    peer = GotgPeer(HOST, det_key("test_net_timers/host"), TLS_FP, options, DetRand("timers-host"))
     return GameSession(peer, tmp_path / "host", SECRET, limits)
 
 
 def new_joiner(tmp_path: Path, limits: Limits) -> GameSession:
-    peer = GotgPeer(JOINER, det_key("joiner"), TLS_FP, None, det_rand("timers-joiner"))
+    peer = GotgPeer(JOINER, det_key("test_net_timers/joiner"), TLS_FP,
+                    None, DetRand("timers-joiner"))
     return GameSession(peer, tmp_path / "joiner", SECRET, limits)
 
 
@@ -167,7 +165,8 @@ async def test_a_resigner_that_refuses_the_audit_loses_proven_by_the_winners_aud
                                                                    autojump_clock):
     limits = Limits(audit=60.0, bye=5.0)
     host = new_host(tmp_path, RuleOptions(), limits)
-    cheat = GotgPeer(JOINER, det_key("refuser"), TLS_FP, None, det_rand("timers-refuser"))
+    cheat = GotgPeer(JOINER, det_key("test_net_timers/refuser"), TLS_FP,
+                     None, DetRand("timers-refuser"))
     dropped: list[bytes] = []
     a, b = trio.testing.memory_stream_pair()
     host.perform(lambda p: p.start())

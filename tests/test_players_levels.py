@@ -17,7 +17,6 @@ from p2pgotg.players.belief import Belief, NaiveBelief
 from p2pgotg.players.bot import Budget
 from p2pgotg.players.heuristic import BEGINNER, Position
 from p2pgotg.players.levels import PLAY_DEFAULT, PLAYABLE, SEAT_DEFAULT, Level, as_level
-from p2pgotg.players.raid import RaidPlayer, took_flag
 from p2pgotg.players.search import SearchPlayer
 from p2pgotg.players.worlds import sample_world
 from p2pgotg.rules import (
@@ -32,6 +31,7 @@ from p2pgotg.rules import (
     neighbours,
     parse_square,
 )
+from p2pgotg.testing.raid import RaidPlayer, took_flag
 
 OPEN = RuleOptions(challenge_mode=ChallengeMode.OPEN)
 BLIND = RuleOptions(challenge_mode=ChallengeMode.BLIND)

@@ -9,8 +9,9 @@ import pytest
 
 from p2pgotg.games import replay
 from p2pgotg.protocol import Finding, ProtocolError, RemoteProtocolError, RuleViolation, parse
-from p2pgotg.protocol.pair import Pair, forge
-from p2pgotg.protocol.scenarios import (
+from p2pgotg.testing.forging import forge
+from p2pgotg.testing.pair import Pair
+from protocol.scenarios import (
     SCENARIOS,
     Scenario,
     bad_signature,

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 import p2pgotg.games.gotg  # noqa: F401  (its message types, registered)
 from p2pgotg.protocol import RemoteProtocolError
 from p2pgotg.protocol.messages import registered
-from p2pgotg.protocol.pair import Pair
 from p2pgotg.protocol.wire import WireError
+from p2pgotg.testing.pair import Pair
 
 
 def _in_play(seed: int = 0) -> Pair:

@@ -11,9 +11,9 @@ from p2pgotg.games.gotg.events import MovePlayed
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.protocol import HOST, JOINER, Phase, parse
 from p2pgotg.protocol.events import AuditCompleted, GameEnded
-from p2pgotg.protocol.pair import Pair
 from p2pgotg.protocol.transcript import encode_header, encode_record
 from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions, Termination
+from p2pgotg.testing.pair import Pair
 
 OPTION_SETS = [
     RuleOptions(),

@@ -14,16 +14,17 @@ from p2pgotg.crypto import sign
 from p2pgotg.protocol import LocalProtocolError, RemoteProtocolError
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.events import ChatReceived
-from p2pgotg.protocol.pair import Pair, forge
-from p2pgotg.protocol.scenarios import Result as ScenarioResult
-from p2pgotg.protocol.scenarios import (
+from p2pgotg.protocol.transcript import encode_record
+from p2pgotg.protocol.wire import pack
+from p2pgotg.testing.forging import forge
+from p2pgotg.testing.pair import Pair
+from protocol.scenarios import Result as ScenarioResult
+from protocol.scenarios import (
     _shuffle,
     chat_flood,
     limit_filling_pair,
     transcript_bytes,
 )
-from p2pgotg.protocol.transcript import encode_record
-from p2pgotg.protocol.wire import pack
 
 
 def _raw_chat(peer, text: str) -> bytes:

@@ -10,9 +10,10 @@ import pytest
 
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.protocol import RemoteProtocolError
-from p2pgotg.protocol.pair import Pair, forge
 from p2pgotg.protocol.wire import WireError
 from p2pgotg.rules import ChallengeMode, Move, Rank, RuleOptions, Termination
+from p2pgotg.testing.forging import forge
+from p2pgotg.testing.pair import Pair
 
 
 def to_play(seed: int = 3, options: RuleOptions | None = None) -> Pair:

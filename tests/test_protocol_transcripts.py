@@ -16,7 +16,7 @@ from p2pgotg.cli import main
 from p2pgotg.games import replay
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.protocol import HOST, Finding, TranscriptError, parse
-from p2pgotg.protocol.pair import Pair
+from p2pgotg.testing.pair import Pair
 
 ROOT = Path(__file__).parent.parent / "protocol" / "transcripts"
 EXPECTED = json.loads((ROOT / "expected.json").read_text())

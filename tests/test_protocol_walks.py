@@ -1,6 +1,6 @@
 """No honest player is convicted and both files of a game give one verdict, whatever either
 side does and whatever the network does: random walks over every honest action
-(p2pgotg.protocol.walks), and proof that the walks find the bugs they are for."""
+(protocol.walks), and proof that the walks find the bugs they are for."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import copy
 import pytest
 
 from p2pgotg.games.gotg.flow import TURN_ACTIONS, GotgFlow
-from p2pgotg.protocol.walks import Walk, WalkFailure, walk, walk_options
+from protocol.walks import Walk, WalkFailure, walk, walk_options
 
 #: The quick version's budget: the walks the suite runs (seeds 0 to QUICK - 1).
 QUICK = 300

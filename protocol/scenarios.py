@@ -4,7 +4,7 @@ Each scenario plays two in-memory peers (`Pair`) to the point where one side che
 returns the honest side, which must have caught it. The same scenarios produce the
 recorded transcripts in `protocol/transcripts/` and drive the tests.
 
-    python -m p2pgotg.protocol.scenarios OUTDIR   # (re)write the recorded transcripts
+    python -m protocol.scenarios OUTDIR   # (re)write the recorded transcripts
 """
 
 from __future__ import annotations
@@ -20,12 +20,11 @@ from typing import Any, TypeVar
 from p2pgotg.crypto import ot, piece_commitment, seed_commitment, setup_hash
 from p2pgotg.games.gotg.flow import outcome_index
 from p2pgotg.games.gotg.peer import GotgPeer
-from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.protocol.envelope import Envelope, seal
 from p2pgotg.protocol.errors import RemoteProtocolError
 from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.flow import HOST, JOINER, other
 from p2pgotg.protocol.limits import CHATS_IN_A_ROW, MAX_PLAY_MESSAGES
-from p2pgotg.protocol.pair import Pair, forge, tamper
 from p2pgotg.protocol.peer import Record
 from p2pgotg.protocol.transcript import encode_header, encode_record
 from p2pgotg.rules import (
@@ -39,6 +38,8 @@ from p2pgotg.rules import (
     Side,
     home_squares,
 )
+from p2pgotg.testing.forging import forge, next_body, tamper
+from p2pgotg.testing.pair import Pair
 
 
 @dataclass
@@ -75,8 +76,9 @@ def _deliver_one(pair: Pair, sender: GotgPeer, data: bytes) -> Result:
     return Result(receiver, None)
 
 
-def _to_play(seed: int, options: RuleOptions | None = None) -> Pair:
-    pair = Pair.new(options, seed=f"scenario-{seed}")
+def _to_play(seed: int, options: RuleOptions | None = None,
+             classes: dict[str, type[GotgPeer]] | None = None) -> Pair:
+    pair = Pair.new(options, seed=f"scenario-{seed}", classes=classes)
     pair.handshake(rng=random.Random(seed))
     return pair
 
@@ -583,10 +585,9 @@ def resigner_disputes_the_audit_claim(seed: int) -> Result:
     """The loser resigns, never opens its commitments, and disputes the winner's audit
     claim. Its signed resignation and the winner's audit prove the result: the dispute of
     the claim changes nothing (SPEC 2.6)."""
-    pair = _to_play(seed)
-    winner, loser = pair.host, pair.joiner
-    loser.__class__ = CheatingPeer
-    _cheater(loser).refuse_audit = True
+    pair = _to_play(seed, classes={JOINER: CheatingPeer})
+    winner, loser = pair.host, _cheater(pair.joiner)
+    loser.refuse_audit = True
     loser.resign()
     pair.deliver()  # the resignation; the winner's audit
     winner.claim_forfeit("audit")  # the driver's audit timeout expired
@@ -613,6 +614,7 @@ def stall_on_challenge(seed: int) -> Result:
 
 
 def bad_signature(seed: int) -> Result:
+    """A move with the mover's chain fields, signed with a key not the mover's."""
     from p2pgotg.crypto import key_from_seed
 
     pair = _to_play(seed)
@@ -620,9 +622,9 @@ def bad_signature(seed: int) -> Result:
     view = cheater.view
     assert view is not None
     move = view.legal_moves[0]
-    data = forge(cheater, "move", {"ply": view.ply, "from": move.from_square,
-                                   "to": move.to_square}, key=key_from_seed(bytes(32)))
-    return _deliver_one(pair, cheater, data)
+    body = next_body(cheater, "move", {"ply": view.ply, "from": move.from_square,
+                                       "to": move.to_square})
+    return _deliver_one(pair, cheater, seal(key_from_seed(bytes(32)), body).encode())
 
 
 # -- cheats in the blind mode ---------------------------------------------------------------
@@ -696,9 +698,8 @@ class CheatingPeer(GotgPeer):
 
 
 def _blind_pair(seed: int, cheater_role: str, **bends: object) -> Pair:
-    pair = Pair.new(BLIND, seed=f"blind-scenario-{seed}")
+    pair = Pair.new(BLIND, seed=f"blind-scenario-{seed}", classes={cheater_role: CheatingPeer})
     cheater = pair.peer(cheater_role)
-    cheater.__class__ = CheatingPeer
     for name, value in bends.items():
         setattr(cheater, name, value)
     pair.handshake(rng=random.Random(seed))

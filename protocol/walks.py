@@ -16,8 +16,8 @@ message nor its own honest action, both sides' verdicts are the same, and `verif
 host's file and of the joiner's file both give that same verdict with no rule broken
 (exit 0, or exit 4 when the result rests on a claim).
 
-    python -m p2pgotg.protocol.walks --walks 2000          # open and blind, seeds 0..1999
-    python -m p2pgotg.protocol.walks --walks 500 --start 7000 --mode blind
+    python -m protocol.walks --walks 2000          # open and blind, seeds 0..1999
+    python -m protocol.walks --walks 500 --start 7000 --mode blind
 """
 
 from __future__ import annotations
@@ -32,19 +32,18 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from p2pgotg.crypto import key_from_seed
 from p2pgotg.games import replay
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.protocol.errors import LocalProtocolError, RemoteProtocolError
 from p2pgotg.protocol.flow import HOST, JOINER, Phase, other
 from p2pgotg.protocol.limits import CHATS_IN_A_ROW
-from p2pgotg.protocol.pair import TLS_FP
 from p2pgotg.protocol.peer import Record
 from p2pgotg.protocol.referee import Finding
-from p2pgotg.protocol.schedules import DetRand, claim_allowed
 from p2pgotg.protocol.transcript import Transcript
 from p2pgotg.protocol.verdict import Verdict
 from p2pgotg.rules import ChallengeMode, FlagRule, Rank, RuleOptions, Setup, Side
+from p2pgotg.testing.pair import TLS_FP, DetRand, det_key
+from protocol.schedules import claim_allowed
 
 Action = Callable[[GotgPeer], Any]
 
@@ -138,8 +137,7 @@ class Walk:
         self.seed, self.options, self.plies = seed, options, plies
         self.rng = random.Random(seed)
         label = f"walk/{seed}"
-        self.keys = {role: key_from_seed(hashlib.sha256(f"{label}/{role}-key".encode())
-                                         .digest()) for role in (HOST, JOINER)}
+        self.keys = {role: det_key(f"{label}/{role}-key") for role in (HOST, JOINER)}
         self.peers = {
             HOST: GotgPeer(HOST, self.keys[HOST], TLS_FP, options, DetRand(f"{label}/host")),
             JOINER: GotgPeer(JOINER, self.keys[JOINER], TLS_FP, None, DetRand(f"{label}/joiner")),
@@ -382,7 +380,7 @@ def walk(seeds: range, mode: str | None = None, plies: int = 40,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m p2pgotg.protocol.walks",
+    parser = argparse.ArgumentParser(prog="python -m protocol.walks",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--walks", type=int, default=200, help="how many walks")
     parser.add_argument("--start", type=int, default=0, help="the first walk's seed")

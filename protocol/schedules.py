@@ -17,7 +17,7 @@ interleavings that differ only in the order of independent steps at different pe
 same schedule to both peers); the explorer visits each once and also counts the
 interleavings they stand for.
 
-    python -m p2pgotg.protocol.schedules      # explore every plan and print the counts
+    python -m protocol.schedules      # explore every plan and print the counts
 """
 
 from __future__ import annotations
@@ -31,29 +31,16 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from p2pgotg.crypto import key_from_seed
 from p2pgotg.games import replay
 from p2pgotg.games.gotg.flow import DUTIES
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.protocol.errors import LocalProtocolError, RemoteProtocolError
 from p2pgotg.protocol.flow import HOST, JOINER, Phase, other
-from p2pgotg.protocol.pair import TLS_FP
 from p2pgotg.protocol.peer import Record
 from p2pgotg.protocol.referee import Finding
 from p2pgotg.protocol.transcript import Transcript
 from p2pgotg.rules import ChallengeMode, FlagRule, Move, Rank, RuleOptions, Setup, Side
-
-
-class DetRand:
-    """Deterministic 'randomness' that a deep copy continues independently."""
-
-    def __init__(self, label: str) -> None:
-        self.label, self.counter = label, 0
-
-    def __call__(self, n: int) -> bytes:
-        self.counter += 1
-        return hashlib.sha256(f"{self.label}/{self.counter}".encode()).digest()[:n]
-
+from p2pgotg.testing.pair import TLS_FP, DetRand, Pair
 
 EXTRAS = frozenset({"resign", "time", "abandoned", "audit", "dispute", "drop", "restore"})
 
@@ -279,12 +266,8 @@ class Explorer:
 
     def run(self) -> Counts:
         plan = self.plan
-        seed = plan.seed
-        host = GotgPeer(HOST, key_from_seed(hashlib.sha256(f"{seed}/host-key".encode()).digest()),
-                    TLS_FP, plan.options, DetRand(f"{seed}/host"))
-        joiner = GotgPeer(JOINER,
-                      key_from_seed(hashlib.sha256(f"{seed}/joiner-key".encode()).digest()),
-                      TLS_FP, None, DetRand(f"{seed}/joiner"))
+        pair = Pair.new(plan.options, seed=plan.seed)
+        host, joiner = pair.host, pair.joiner
         root = _Global(_Local(host, (), ()), _Local(joiner, (), ()), 0, 0, frozenset())
         self.counts.interleavings = self._visit(root)
         return self.counts
