@@ -2,7 +2,7 @@
 `python bench/abuse.py --games 100 --connections 10000 --seconds 60`
 
 A host is reachable by anyone who can reach its port, before any secret is checked
-(GUIDE section 6, issue 13). This runs `p2pgotg host --bot --max-games G+EXTRA` as a
+(SPEC 3.4, issue 13). This runs `p2pgotg host --bot --max-games G+EXTRA` as a
 subprocess on 127.0.0.1 with the open-files limit an operator's shell would give it
 (`--host-nofile`, default 1024), plays G real games against it with bot joiners exactly as
 bench/load.py does (thinking 1-2 s a move, a joiner whose game ends starts another, spread

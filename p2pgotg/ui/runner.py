@@ -1,5 +1,5 @@
 """Running the interface: prompt_toolkit on asyncio, the network on trio in guest mode on the
-same loop (`trio.lowlevel.start_guest_run`, as GUIDE.md section 2 says).
+same loop (`trio.lowlevel.start_guest_run`), in one thread: prompt_toolkit needs asyncio.
 
 Key handlers run in asyncio; sessions live in trio. Everything a key asks of a session goes
 through the trio token (`run_sync_soon`), so it runs inside trio, and every session change

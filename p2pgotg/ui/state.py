@@ -335,7 +335,7 @@ class AppState:
 
     # -- the status line ---------------------------------------------------------------
 
-    # Every line the screen shows passes here escaped (GUIDE 6): peer text rides inside
+    # Every line the screen shows passes here escaped (SPEC 3.4): peer text rides inside
     # network notes, refusals, errors and verdicts, and must not steer the terminal.
 
     @property
