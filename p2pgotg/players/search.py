@@ -2,52 +2,8 @@
 Information Monte Carlo: Long, Sturtevant, Buro and Furtak, AAAI 2010), a reply and a
 follow-up deep, within a time budget.
 
-One decision:
-
-1. The belief reads the opponent's conduct (`behaviour.BehaviourBelief`): who approaches,
-   who steps away, who never moves, who runs for our back row, and in the open mode which
-   of our shown ranks a piece walks up to (a Spy to our shown 5-star) or steps away from.
-2. Until the budget runs out (`Budget`: worlds, and a deadline), a world is drawn
-   (`worlds.sample_world`: a rank for every opponent piece, consistent with all the view
-   has seen) and every legal move is played out in it: the exact result of a challenge;
-   then the opponent's reply, chosen as the opponent would from *its* view (what our pieces
-   have shown it in the open mode, otherwise the mix of ranks we have left), mixed with the
-   reply worst for us (it may guess right); a piece of its that wins a challenge next to
-   one of ours that beats it is taken back, and it foresees most of that (so a guard next
-   to a threatened piece is worth something), and one that cannot be taken back eats on:
-   we save one of the pieces next to it, or cash a follow-up elsewhere and lose the
-   worst; then our follow-up challenge, discounted (it may still step away; their
-   flag surely does when it has a square out of our reach near the end, or a free run
-   home: standing next to it then catches nothing; and a piece that sees our shown
-   rank beats it steps away when it can, so following it catches little). Which
-   follow-up we make is chosen on what we know, the belief, not on the world: PIMC that
-   picks it per world plays as if it knew the ranks, and walks a general up to a piece
-   that is a Spy in a few worlds. A guard
-   near our flag holds off an enemy piece only if it can step next to it before that
-   piece gets there. In the same world: how exposed our flag is to the
-   enemy pieces near it (by their ranks in that world, by how likely the opponent
-   takes that piece for our flag, and one step nearer when our flag has no square to
-   step away from it), what enemy pieces in our home rows will eat, whether
-   their flag could run home after our move where none of our pieces can catch it (the
-   test our own flag runs by, `HeuristicPlayer.flag_run`; a run one or two of our moves
-   from free costs a little, so that we keep a margin), and with few enemy pieces
-   left, the hunt for their flag: a piece in front of it once it has left its two back
-   rows, a second piece closing in (one alone only shadows a flag that steps aside), and
-   a move that leaves it no square out of our reach.
-3. A move's score is its mean over the worlds plus its positional terms (the one-ply
-   evaluation's pull to targets, a step of a piece that beats a shown enemy piece eating
-   its way through our half towards standing nearer our flag than it, no shuffling,
-   what a challenge reveals);
-   a little noise breaks ties, so the same position does not always get the same move.
-
-Our own flag runs home when no enemy piece can catch it, unless their flag, where it
-likely stands, would get home first.
-
-No tells: the flag steps aside early in most games (the hard setups leave it room), so
-it is not the piece that never moved, and one or two weak pieces are played as if they
-were strong (bluffs that close in; the play-outs still keep them out of challenges they
-lose). Measured against `legacy`, more worlds than the default did not play better, and
-playing out every legal move did much better than only the one-ply evaluation's best few.
+How one decision is made: docs/bot.md ("How `hard` decides"), with what each part
+measured against `legacy`.
 
 >>> import random
 >>> from p2pgotg.rules import Game, Setup, Side
