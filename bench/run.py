@@ -24,7 +24,7 @@ import trio
 
 from p2pgotg.games import replay
 from p2pgotg.net.framing import FramedChannel
-from p2pgotg.net.session import GameSession, Limits
+from p2pgotg.net.session import GameSession, Timeouts
 from p2pgotg.net.tls import (
     client_context,
     make_certificate,
@@ -100,7 +100,7 @@ async def session_latency(options: RuleOptions, plies: int, seed: int) -> dict[s
     port = listener.socket.getsockname()[1]
     pair = Pair.new(options, seed=f"bench-{seed}")
     sessions: dict[str, GameSession] = {}
-    limits = Limits(silence=120, keepalive=60)
+    limits = Timeouts(silence=120, keepalive=60)
     base = Path(os.environ.get("TMPDIR", "/tmp")) / f"p2pgotg-bench-{os.getpid()}-{seed}"
     for role in (HOST, JOINER):
         sessions[role] = GameSession(pair.peer(role), base / role, b"\x00" * 16, limits)
@@ -330,7 +330,7 @@ async def _handshake_only(base: Path) -> float:
     from p2pgotg.net.joining import JoinConfig, join_game
 
     cert, key = make_certificate()
-    limits = Limits()
+    limits = Timeouts()
     reached = trio.Event()
     when: list[float] = []
 

@@ -33,7 +33,7 @@ from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits
+from p2pgotg.net.session import GameSession, Timeouts
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError, control
 from p2pgotg.protocol.envelope import Envelope
@@ -42,7 +42,7 @@ from p2pgotg.testing.pair import DetRand, det_key
 
 TLS_FP = hashlib.sha256(b"bench/stall certificate").digest()
 SECRET = bytes(range(16))
-LIMITS = Limits(duty=30.0, setup=120.0, audit=60.0, abandon=180.0, grace=5.0)
+LIMITS = Timeouts(duty=30.0, setup=120.0, audit=60.0, abandon=180.0, grace=5.0)
 
 
 @dataclass(frozen=True)

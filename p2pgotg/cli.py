@@ -235,9 +235,9 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 
 
 def _limits(args: argparse.Namespace):
-    from p2pgotg.net.session import Limits
+    from p2pgotg.net.session import Timeouts
 
-    return Limits(abandon=float(args.abandon), audit=float(args.audit_timeout),
+    return Timeouts(abandon=float(args.abandon), audit=float(args.audit_timeout),
                   duty=float(args.duty_timeout),
                   setup=float(getattr(args, "setup_timeout", 300)))
 

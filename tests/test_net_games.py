@@ -22,7 +22,7 @@ from p2pgotg.cli import main as cli_main
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits
+from p2pgotg.net.session import GameSession, Timeouts
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, parse
@@ -124,7 +124,7 @@ SECRET = bytes(range(16))
 async def test_whole_game_over_a_byte_at_a_time_trickle(tmp_path, capsys, autojump_clock):
     """Every frame arrives in as many pieces as it has bytes, on both sides, for a whole
     game: the framing holds, and the game ends clean and identical on both sides."""
-    limits = Limits()
+    limits = Timeouts()
     host = GameSession(GotgPeer(HOST, det_key("test_net_games/host"), TLS_FP,
                                 RuleOptions(), DetRand("th")),
                        tmp_path / "host", SECRET, limits)
@@ -172,7 +172,7 @@ class WatchedChannel(FramedChannel):
     completed fsyncs covered (`synced`: path -> bytes of the file an fsync has finished)."""
 
     def __init__(self, stream: trio.abc.Stream, session: GameSession, synced: dict[Path, int],
-                 limits: Limits) -> None:
+                 limits: Timeouts) -> None:
         super().__init__(stream, keepalive_interval=limits.keepalive,
                          silence_timeout=limits.silence)
         self.session = session
@@ -212,7 +212,7 @@ async def test_nothing_is_sent_before_its_transcript_record_is_fsynced(tmp_path,
         synced[self.path] = max(synced.get(self.path, 0), size)
 
     monkeypatch.setattr(TranscriptFile, "_fsync", watched_fsync)
-    limits = Limits()
+    limits = Timeouts()
     host = GameSession(GotgPeer(HOST, det_key("test_net_games/host"), TLS_FP,
                                 RuleOptions(), DetRand("wh")),
                        tmp_path / "host", SECRET, limits)

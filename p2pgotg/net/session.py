@@ -62,7 +62,7 @@ class Link(enum.Enum):
 
 
 @dataclass
-class Limits:
+class Timeouts:
     """Every timeout of the driver, in seconds."""
 
     handshake: float = 30.0  # connect, TLS, admission and hellos
@@ -96,7 +96,7 @@ class GameSession(Generic[P]):
     peer: P
     save_dir: Path
     join_secret: bytes
-    limits: Limits = field(default_factory=Limits)
+    limits: Timeouts = field(default_factory=Timeouts)
     file: TranscriptFile | None = None
     link: Link = Link.CONNECTING
     events: list[Event] = field(default_factory=list)

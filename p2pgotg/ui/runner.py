@@ -36,7 +36,7 @@ from p2pgotg.net.paths import (
     load_or_create_tls_identity,
 )
 from p2pgotg.net.racing import REPLY_WAIT, prepare_join
-from p2pgotg.net.session import GameSession, Limits, Link
+from p2pgotg.net.session import GameSession, Link, Timeouts
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.players.levels import PLAY_DEFAULT
 from p2pgotg.protocol import HOST, JOINER, LocalProtocolError
@@ -63,7 +63,7 @@ class Launch:
     port: int = 0
     bind: str | None = None
     invite: str | None = None
-    limits: Limits = field(default_factory=Limits)
+    limits: Timeouts = field(default_factory=Timeouts)
     save_dir: Path | None = None  # games_dir() when None
     identity: Callable[[], Ed25519PrivateKey] = load_or_create_identity
     tls_identity: Callable[[], tuple[bytes, bytes]] = load_or_create_tls_identity
