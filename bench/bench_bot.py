@@ -11,7 +11,7 @@ plays White in even games and Black in odd ones. `raid:L` sends the scripted gen
 (`raid-through:L`: the blunter raid that also walks through moved pieces). The score is
 (wins + draws / 2) / games, with a 95% interval from the normal approximation (Wilson's
 when every game went one way); a raid rate's interval is Wilson's. Decision times are wall
-time inside `choose_action` on one core (the machine's other load included: run one
+time inside `choose` on one core (the machine's other load included: run one
 benchmark at a time, and read the median before the p99). `--out FILE` appends each
 pairing's figures as a JSON line; `--start N` begins at game N (to split a run over
 processes).
@@ -29,8 +29,8 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from p2pgotg.players.actions import Action, ClaimFlag
 from p2pgotg.players.bot import Bot
+from p2pgotg.players.choices import Choice, ClaimFlag
 from p2pgotg.players.match import play_match
 from p2pgotg.rules import ChallengeMode, Game, RuleOptions, Setup, Side
 from p2pgotg.testing.raid import RaidPlayer, took_flag
@@ -47,11 +47,11 @@ class Timed:
     def choose_setup(self) -> Setup:
         return self.player.choose_setup()
 
-    def choose_action(self, view: Game) -> Action:
+    def choose(self, view: Game) -> Choice:
         start = time.perf_counter()
-        action = self.player.choose_action(view)
+        choice = self.player.choose(view)
         self.times.append(time.perf_counter() - start)
-        return action
+        return choice
 
     def after_move_claim(self, view: Game) -> ClaimFlag | None:
         return self.player.after_move_claim(view)

@@ -37,15 +37,13 @@ from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.protocol.errors import LocalProtocolError, RemoteProtocolError
 from p2pgotg.protocol.flow import HOST, JOINER, Phase, other
 from p2pgotg.protocol.limits import CHATS_IN_A_ROW
-from p2pgotg.protocol.peer import Record
+from p2pgotg.protocol.peer import Action, Record
 from p2pgotg.protocol.referee import Finding
 from p2pgotg.protocol.transcript import Transcript
 from p2pgotg.protocol.verdict import Verdict
 from p2pgotg.rules import ChallengeMode, FlagRule, Rank, RuleOptions, Setup, Side
 from p2pgotg.testing.pair import TLS_FP, DetRand, det_key
 from protocol.schedules import claim_allowed
-
-Action = Callable[[GotgPeer], Any]
 
 
 @dataclass
@@ -176,10 +174,10 @@ class Walk:
                 found.append(("crash", f"{role[0]}:crash", partial(self._crash, role)))
         return found
 
-    def _honest(self, peer: GotgPeer) -> list[tuple[str, str, Action]]:
+    def _honest(self, peer: GotgPeer) -> list[tuple[str, str, Action[GotgPeer]]]:
         """What an honest player (or its driver's timers) may do in its own view."""
         flow, rng, role = peer.flow, self.rng, peer.role
-        found: list[tuple[str, str, Action]] = []
+        found: list[tuple[str, str, Action[GotgPeer]]] = []
         if peer.failed is not None:
             return found
         if role == HOST and not flow.hellos:
@@ -205,7 +203,7 @@ class Walk:
                 found.append(("dispute", f"dispute{claim}", partial(GotgPeer.dispute, claim=claim)))
         return found
 
-    def _turn(self, peer: GotgPeer, view: Any) -> list[tuple[str, str, Action]]:
+    def _turn(self, peer: GotgPeer, view: Any) -> list[tuple[str, str, Action[GotgPeer]]]:
         """The side to move: past the ply limit it resigns; otherwise a random legal move
         (challenges preferred a little, a draw offer now and then, a flag claim riding on
         the flag's arrival when the rules allow it), an answer to a draw offer, or a claim
@@ -213,7 +211,7 @@ class Walk:
         rng, side = self.rng, view.turn
         if view.ply >= self.plies:
             return [("decide", "resign-at-limit", lambda p: p.resign())]
-        found: list[tuple[str, str, Action]] = []
+        found: list[tuple[str, str, Action[GotgPeer]]] = []
         if peer.draw_offered_to_me:
             found.append(("decide", "accept-draw", lambda p: p.accept_draw()))
             found.append(("decide", "decline-draw", lambda p: p.decline_draw()))
@@ -264,7 +262,7 @@ class Walk:
                           f"{exc}") from None
         self._save(to)
 
-    def _act(self, role: str, name: str, action: Action) -> None:
+    def _act(self, role: str, name: str, action: Action[GotgPeer]) -> None:
         try:
             action(self.peers[role])
         except LocalProtocolError as exc:

@@ -24,13 +24,12 @@ from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.protocol import LocalProtocolError, Peer, RemoteProtocolError, Verdict, control
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.events import ClaimMade, Event
+from p2pgotg.protocol.peer import Action
 from p2pgotg.protocol.printable import controls_escaped, printable
 
 _C = TypeVar("_C", control.Hi, control.Ok, control.Pake, control.Bye)
 
 P = TypeVar("P", bound=Peer)
-#: Something done to a peer (a move, a resignation, a claim): its events.
-Action = Callable[[P], list[Event]]
 
 
 class SessionError(Exception):

@@ -11,7 +11,7 @@ measured against `legacy`.
 >>> w, b = Setup.random(Side.WHITE, rng), Setup.random(Side.BLACK, rng)
 >>> view = Game.for_player(w, b.squares)
 >>> player = SearchPlayer(Side.WHITE, random.Random(5), Budget(seconds=None, max_worlds=4))
->>> player.choose_action(view).move in view.legal_moves
+>>> player.choose(view).move in view.legal_moves
 True
 >>> player.last_worlds
 4
@@ -24,9 +24,9 @@ import time
 from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, field
 
-from p2pgotg.players.actions import Action, OfferDraw, PlayMove, Resign
 from p2pgotg.players.behaviour import BehaviourBelief
 from p2pgotg.players.belief import OUTCOME, Belief
+from p2pgotg.players.choices import Choice, OfferDraw, PlayMove, Resign
 from p2pgotg.players.heuristic import PLAIN, VALUE, WIN, HeuristicPlayer, Position, Style
 from p2pgotg.players.worlds import sample_world
 from p2pgotg.rules import (
@@ -274,7 +274,7 @@ class SearchPlayer(HeuristicPlayer):
     def new_belief(self, view: Game) -> Belief:
         return BehaviourBelief(view, self.side, previous=self._belief)
 
-    def choose_action(self, view: Game) -> Action:
+    def choose(self, view: Game) -> Choice:
         start = self.budget.clock()
         claim = self.claim(view)
         if claim is not None:

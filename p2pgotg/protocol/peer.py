@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import secrets as _secrets
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal, Self, TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -298,3 +298,10 @@ class Peer:
 
     def _game_duties(self) -> list[Event]:
         return []
+
+
+_P = TypeVar("_P", bound=Peer)
+#: Something done to a peer (a move, a resignation, a claim, accepting the rules): one call
+#: of its actions, returning its events. A seat (the bot, a person's screen) decides one;
+#: the driver performs it.
+Action = Callable[[_P], list[Event]]

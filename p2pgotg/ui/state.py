@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -30,6 +29,7 @@ from p2pgotg.protocol.events import (
     GameEnded,
     OptionsProposed,
 )
+from p2pgotg.protocol.peer import Action
 from p2pgotg.protocol.printable import controls_escaped, printable
 from p2pgotg.rules import Game, PlyRecord, Rank, RuleOptions, Side, Termination
 from p2pgotg.ui import board
@@ -46,8 +46,6 @@ from p2pgotg.ui.words import (
 
 if TYPE_CHECKING:
     from p2pgotg.net.session import GameSession
-
-Action = Callable[[GotgPeer], list[Event]]
 
 
 class Mode(enum.Enum):
@@ -90,7 +88,7 @@ class Confirm(enum.Enum):
 class Driver(Protocol):
     """What the state asks of the trio side (implemented in `runner`)."""
 
-    def perform(self, action: Action, done: str | None = None) -> None:
+    def perform(self, action: Action[GotgPeer], done: str | None = None) -> None:
         """Run `action` on the session inside trio; say `done` when it worked, the error
         in the status line when it did not."""
 
@@ -118,7 +116,7 @@ class Driver(Protocol):
 
 
 class _NoDriver:
-    def perform(self, action: Action, done: str | None = None) -> None:
+    def perform(self, action: Action[GotgPeer], done: str | None = None) -> None:
         raise RuntimeError("no driver attached")
 
     def start(self, mode: Mode, invite: str | None = None) -> None:
