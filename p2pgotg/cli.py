@@ -78,7 +78,7 @@ def _judge_file(path: str) -> tuple[str, Report, int, dict[str, bytes]]:
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     """Replay a saved transcript and say whether the game was clean."""
-    from p2pgotg.protocol import Finding, TranscriptError
+    from p2pgotg.protocol import TranscriptError
 
     try:
         role, report, messages, names = _judge_file(args.file)
@@ -88,26 +88,29 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     except TranscriptError as exc:
         print(f"{args.file} is not a readable transcript: {exc}", file=sys.stderr)
         return 2
-    from p2pgotg.net.paths import own_public_keys
-    from p2pgotg.net.player_name import player_label, saved_names
-    from p2pgotg.protocol.flow import other
-
-    flow = report.flow
-    verdict = report.verdict
     print(f"transcript: {args.file}")
     print(f"written by: the {role}; {messages} signed messages")
-    if flow is None:
-        print(f"exit {int(report.finding)}:     {_FINDINGS[int(report.finding)]}")
-        return int(report.finding)
+    if report.flow is not None:
+        _print_game(report, role, names)
+    print(f"exit {int(report.finding)}:     {_FINDINGS[int(report.finding)]}")
+    return int(report.finding)
+
+
+def _print_game(report: Report, role: str, names: dict[str, bytes]) -> None:
+    """`verify`'s lines on a game that began: who played, the rules, the result and the
+    verdict, each side named as the reader knows it (`you` for the reader's own key)."""
+    from p2pgotg.net.paths import own_public_keys
+    from p2pgotg.net.player_name import player_label, saved_names
+    from p2pgotg.protocol import Finding
+    from p2pgotg.protocol.flow import other
+    from p2pgotg.protocol.verdict import colour_of, result_words
+
+    flow, verdict = report.flow, report.verdict
+    assert flow is not None
     first, colours = flow.first, flow.COLOURS
     own_keys = own_public_keys()
     labels = {r: player_label(name, flow.key_of(r), own_keys)
               for r, name in saved_names(names, role, other(role)).items()}
-
-    def who(role: str | None) -> str:
-        if role is None or first is None:
-            return str(role)
-        return f"{colours[0] if role == first else colours[1]} ({role})"
 
     def yours(text: str) -> str:
         """`White (host) wins` says `White (host, you) wins` to the reader who was White."""
@@ -117,9 +120,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         return text
 
     for n, player in enumerate((role, other(role))):
-        colour = "" if first is None else \
-            f", {colours[0] if player == first else colours[1]}"
-        print(f"{'players:' if n == 0 else '':<12}{labels[player]}{colour} (the {player})")
+        colour = colour_of(player, first, colours)
+        print(f"{'players:' if n == 0 else '':<12}{labels[player]}"
+              f"{'' if colour is None else ', ' + colour} (the {player})")
     if flow.game_id is not None:
         print(f"game id:    {flow.game_id.hex()}")
     if flow.options is not None:
@@ -129,9 +132,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     for label, value in flow.summary():
         print(f"{label + ':':<11} {value}")
     if flow.result is not None:
-        termination, winner = flow.result
-        how = termination.value.replace("_", " ") if termination else "a proven violation"
-        ended = f"{'draw' if winner is None else who(winner) + ' wins'} ({how})"
+        ended = result_words(*flow.result, first, colours)
         if verdict is not None and verdict.result() != ended:
             print(f"game ended: {yours(ended)}")
         print(f"result:     {yours(verdict.result() if verdict is not None else ended)}")
@@ -141,8 +142,6 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     if report.torn_tail and report.finding is not Finding.UNREADABLE:
         print("note:       the last record is cut short (a crash while writing): it was "
               "never sent and proves nothing; the verdict rests on the records before it")
-    print(f"exit {int(report.finding)}:     {_FINDINGS[int(report.finding)]}")
-    return int(report.finding)
 
 
 #: What each exit code of `verify` means (SPEC 2.8; README).
