@@ -42,8 +42,6 @@ from p2pgotg.protocol.transcript import Transcript
 from p2pgotg.rules import ChallengeMode, FlagRule, Move, Rank, RuleOptions, Setup, Side
 from p2pgotg.testing.pair import TLS_FP, DetRand, Pair
 
-EXTRAS = frozenset({"resign", "time", "abandoned", "audit", "dispute", "drop", "restore"})
-
 
 @dataclass(frozen=True)
 class Plan:
@@ -465,13 +463,6 @@ def plans(full: bool = False) -> list[Plan]:
         plan("coin and setup: a dropped connection", open_, {"abandoned", "drop"}, set(), ()),
     ] + ([plan("flag run (safe_or_survive)", open_, {"resign"}, set(), flag_line,
                setups=flag_setups, finish="flag")] if full else [])
-
-
-def explore(selected: list[Plan] | None = None, limit: int = 200_000) -> Counts:
-    total = Counts()
-    for plan in selected if selected is not None else plans():
-        total.add(Explorer(plan, limit).run())
-    return total
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,7 +5,6 @@ Generals (SPEC 2.4)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from p2pgotg.protocol.envelope import Envelope
@@ -67,5 +66,3 @@ def replay(transcript: Transcript) -> Report:
         judge.add(record)
     return judge.finish(transcript.torn_tail)
 
-
-FlowFactory = Callable[[bytes], Flow]

@@ -24,7 +24,6 @@ True
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -71,7 +70,6 @@ class MatchResult:
     arbiter: Game  # the arbiter's game: every rank known
     views: tuple[Game, Game]  # (White's view, Black's view)
     choices: tuple[int, int]  # how many times each side chose what to do on its turn
-    think_seconds: tuple[float, float]  # time spent inside `choose`, per side
     challenges: int
 
     @property
@@ -97,7 +95,6 @@ class _Arbiter:
             Game.for_player(bs, ws.squares, options),
         )
         self.choices = [0, 0]
-        self.think = [0.0, 0.0]
         self.challenges = 0
         self.check()
 
@@ -159,9 +156,7 @@ class _Arbiter:
     def turn(self) -> None:
         side = self.game.turn
         player, view = self.players[side], self.views[side]
-        start = time.perf_counter()
         choice = player.choose(view)
-        self.think[side] += time.perf_counter() - start
         self.choices[side] += 1
         if isinstance(choice, ClaimFlag):
             self.claim(side, choice)
@@ -203,7 +198,6 @@ def play_match(
         arbiter=game,
         views=arbiter.views,
         choices=(arbiter.choices[0], arbiter.choices[1]),
-        think_seconds=(arbiter.think[0], arbiter.think[1]),
         challenges=arbiter.challenges,
     )
 

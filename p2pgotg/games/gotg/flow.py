@@ -124,7 +124,7 @@ class _Pending:
     move: Move
     ply: int
     rank: Rank | None  # the attacker's declared rank (open mode)
-    n: int = -1  # blind mode: the challenge number
+    n: int = -1  # blind mode: the challenge number (see `blind`)
     point: bytes = b""  # blind mode: the attacker's R
     commits: tuple[bytes, ...] = ()  # blind mode: the defender's 5 token commitments
     cts: tuple[bytes, ...] = ()  # blind mode: the defender's 15 ciphertexts
@@ -132,6 +132,11 @@ class _Pending:
     reply_index: int = -1
     attacker_pid: int = -1
     defender_pid: int = -1
+
+    @property
+    def blind(self) -> bool:
+        """A blind challenge: it has a challenge number (an open one has none, -1)."""
+        return self.n >= 0
 
 
 @dataclass(frozen=True)
@@ -235,10 +240,10 @@ class GotgFlow(Flow):
         pending = self.pending
         if pending is not None:
             if pending.attacker != role:
-                if pending.n < 0:
+                if not pending.blind:
                     return "reply"
                 return None if pending.cts else "blind_reply"
-            return "token" if pending.n >= 0 and pending.cts else None
+            return "token" if pending.blind and pending.cts else None
         return "move" if self.role_of(self.game.turn) == role else None
 
     def secrets_problem(self, role: str, key: bytes, secrets: dict[str, bytes]) -> str:
@@ -474,7 +479,7 @@ class GotgFlow(Flow):
     def _blind_pending(self, role: str, body: Body, fail: Fail, *, attacker: bool,
                        replied: bool) -> _Pending:
         pending = self.pending
-        if pending is None or pending.n < 0:
+        if pending is None or not pending.blind:
             raise fail("out-of-turn", f"{body.type} without a blind challenge waiting")
         if (pending.attacker == role) != attacker or bool(pending.cts) != replied:
             raise fail("out-of-turn", f"{body.type} from the wrong side or at the wrong step")
@@ -554,7 +559,7 @@ class GotgFlow(Flow):
 
     def _on_reply(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         pending = self.pending
-        if pending is None or pending.attacker == role or pending.n >= 0:
+        if pending is None or pending.attacker == role or pending.blind:
             raise fail("out-of-turn", "a reply comes only from the defender of a challenge")
         if body["ply"] != pending.ply:
             raise fail("out-of-turn", f"a reply for ply {body['ply']}, the challenge is at "
@@ -658,7 +663,7 @@ class GotgFlow(Flow):
             (rec.n, rec.attacker, rec.attacker_pid, rec.defender_pid, rec.point, rec.commits,
              rec.cts, rec.move_index, rec.reply_index) for rec in self.blind_log]
         left = self.pending
-        if left is not None and left.n >= 0:
+        if left is not None and left.blind:
             checks.append((left.n, left.attacker, left.attacker_pid, left.defender_pid,
                            left.point, left.commits, left.cts, left.move_index,
                            left.reply_index))

@@ -166,7 +166,7 @@ class GotgPeer(Peer):
         or a proof of a bad table (as attacker). Computed once: the message is stored."""
         flow, own = self.flow, self._own
         pending, game = flow.pending, flow.game
-        if pending is None or pending.n < 0 or own is None or game is None:
+        if pending is None or not pending.blind or own is None or game is None:
             return []
         gid = self._gid
         if pending.attacker == self.peer_role and not pending.cts:
@@ -228,7 +228,7 @@ class GotgPeer(Peer):
             if self._blind:
                 fields["ot"] = self._sender_keypair()[1]
             events += self._send("setup_reveal", fields)
-        elif flow.phase is Phase.PLAY and flow.pending is not None and flow.pending.n >= 0:
+        elif flow.phase is Phase.PLAY and flow.pending is not None and flow.pending.blind:
             events += self._blind_duty()
         elif flow.phase is Phase.PLAY and flow.pending is not None \
                 and flow.pending.attacker == self.peer_role and flow.game is not None:
