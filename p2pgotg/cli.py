@@ -305,19 +305,9 @@ def _cmd_host(args: argparse.Namespace) -> int:
 
     if args.reply is not None:
         return cli_internet.cmd_host_reply(args)
-    if args.max_games is not None and not args.bot:
-        print("--max-games needs --bot: the bot plays every game of a many-game host",
-              file=sys.stderr)
-        return 2
-    for given, flag in ((args.games_total, "--games-total"),
-                        (args.action_limit, "--action-limit"),
-                        (args.games_per_address, "--games-per-address")):
-        if given is not None and args.max_games is None:
-            print(f"{flag} needs --max-games", file=sys.stderr)
-            return 2
-    if args.max_games is not None and (args.resume or args.new):
-        print("--resume and --new choose for one game: the many-game host resumes every "
-              "unfinished game it holds", file=sys.stderr)
+    problem = _host_flags_problem(args)
+    if problem is not None:
+        print(problem, file=sys.stderr)
         return 2
     try:
         key = load_or_create_identity()
@@ -361,6 +351,22 @@ def _cmd_host(args: argparse.Namespace) -> int:
 
     failed = _run_network(main_task)
     return failed or _LAST_EXIT[0]
+
+
+def _host_flags_problem(args: argparse.Namespace) -> str | None:
+    """Why `host`'s flags do not go together (the many-game host's flags without it), or
+    None."""
+    if args.max_games is not None and not args.bot:
+        return "--max-games needs --bot: the bot plays every game of a many-game host"
+    for given, flag in ((args.games_total, "--games-total"),
+                        (args.action_limit, "--action-limit"),
+                        (args.games_per_address, "--games-per-address")):
+        if given is not None and args.max_games is None:
+            return f"{flag} needs --max-games"
+    if args.max_games is not None and (args.resume or args.new):
+        return ("--resume and --new choose for one game: the many-game host resumes every "
+                "unfinished game it holds")
+    return None
 
 
 #: The exit status of `host` and `join` when the game to resume is open in another
@@ -844,9 +850,11 @@ def _add_seat_options(p: argparse.ArgumentParser, away: str) -> None:
     _add_ascii(p)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from p2pgotg import cli_internet
+#: The `add_subparsers` of the parser, to which each command is added.
+Commands = argparse._SubParsersAction
 
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2pgotg", description="Game of the Generals, peer to peer, with no arbiter.",
         epilog="Run p2pgotg with no command (or p2pgotg start) for the start screen: play "
@@ -856,6 +864,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"p2pgotg {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add_command in (_add_demo_command, _add_rules_command, _add_verify_command,
+                        _add_host_command, _add_join_command, _add_play_command,
+                        _add_start_command, _add_show_command, _add_games_command,
+                        _add_selfplay_command):
+        add_command(sub)
+    return parser
+
+
+def _add_demo_command(sub: Commands) -> None:
+    """`demo`: random moves in the rules engine."""
     demo = sub.add_parser("demo", help="random moves in the rules engine, printed (no network)",
                           description="Both sides play random legal moves in the rules "
                           "engine alone; every move is printed, then the final board.")
@@ -864,11 +882,19 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--max-moves", type=_positive, default=2000, metavar="N",
                       help="stop after N moves if the game has not ended (default: 2000)")
     demo.set_defaults(func=_cmd_demo)
+
+
+def _add_rules_command(sub: Commands) -> None:
+    """`rules`: how to play, in a screenful."""
     rules = sub.add_parser("rules", help="how to play: the ranks, challenges, how to win, keys",
                            description="The rules in a screenful (the same text as ? in "
                            "the game): the ranks in order, who beats whom, the Spy and the "
                            "Private, the Flag and how to win, the keys.")
     rules.set_defaults(func=_cmd_rules)
+
+
+def _add_verify_command(sub: Commands) -> None:
+    """`verify FILE`: judge a saved transcript."""
     verify = sub.add_parser(
         "verify",
         help="check a saved game transcript",
@@ -879,6 +905,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("file", help="a saved game (see: p2pgotg games)")
     verify.set_defaults(func=_cmd_verify)
+
+
+def _add_host_command(sub: Commands) -> None:
+    """`host`: one game, or many with the bot; its reach and rule options."""
+    from p2pgotg import cli_internet
+
     host = sub.add_parser("host", help="host a game and print invite codes")
     host.add_argument("--port", type=_port, default=0,
                       help="port to listen on, 1-65535 (default: any free port)")
@@ -908,6 +940,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="host a new game without asking (the unfinished one stays saved)")
     _add_rule_options(host)
     host.set_defaults(func=_cmd_host)
+
+
+def _add_join_command(sub: Commands) -> None:
+    """`join [CODE]`: a game by its code, or the list of the games announced here."""
+    from p2pgotg import cli_internet
+
     join = sub.add_parser("join", help="join a game by its short code or invite code; "
                           "alone, list the games announced on this network")
     join.add_argument("code", nargs="*", help="the short code (7-crossover-clockwork) or the "
@@ -917,6 +955,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_seat_options(join, away="the host")
     cli_internet.add_join_arguments(join)
     join.set_defaults(func=_cmd_join)
+
+
+def _add_play_command(sub: Commands) -> None:
+    """`play`: against the bot, in this terminal."""
     play = sub.add_parser("play", help="play against the built-in bot in this terminal")
     play.add_argument("--seed", type=int, default=None,
                       help="the bot's random seed (and your random formations')")
@@ -927,12 +969,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_ascii(play)
     _add_rule_options(play)
     play.set_defaults(func=_cmd_play)
+
+
+def _add_start_command(sub: Commands) -> None:
+    """`start`: the start screen."""
+    from p2pgotg import cli_internet
+
     start = sub.add_parser("start", help="the start screen: play the bot, host or join")
     _add_level_option(start, PLAY_DEFAULT, "how well the bot plays (l changes it there)")
     _add_name(start)
     _add_ascii(start)
     cli_internet.add_start_arguments(start)
     start.set_defaults(func=_cmd_start)
+
+
+def _add_show_command(sub: Commands) -> None:
+    """`show FILE`: review a finished game."""
     show = sub.add_parser(
         "show", help="review a finished game move by move",
         description="Step through a finished game from its saved transcript (yours or the "
@@ -943,12 +995,20 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--text", action="store_true", help="print the moves, no screen")
     _add_ascii(show)
     show.set_defaults(func=_cmd_show)
+
+
+def _add_games_command(sub: Commands) -> None:
+    """`games`: the saved games."""
     games = sub.add_parser(
         "games", help="list your saved games, unfinished first",
         description="Your saved games, with the opponent, the date and the result; "
         "unfinished ones first, each with the command that resumes it, finished ones with "
         "the command that shows them.")
     games.set_defaults(func=_cmd_games)
+
+
+def _add_selfplay_command(sub: Commands) -> None:
+    """`selfplay`: bot against bot over TLS on loopback."""
     selfplay = sub.add_parser("selfplay", help="bot against bot over TLS on loopback",
                               description="The bot plays itself over real TLS connections on "
                               "this computer, with the full protocol and audit; exits 1 if "
@@ -962,7 +1022,6 @@ def build_parser() -> argparse.ArgumentParser:
                           help="where the transcripts go (default: a new temporary folder)")
     _add_rule_options(selfplay)
     selfplay.set_defaults(func=_cmd_selfplay)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:
