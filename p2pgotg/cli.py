@@ -99,7 +99,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     if flow is None:
         print(f"exit {int(report.finding)}:     {_FINDINGS[int(report.finding)]}")
         return int(report.finding)
-    first, colours = flow.first, flow.COLOURS
+    first, colours = flow.first, flow.colours()
     own_keys = own_public_keys()
     labels = {r: player_label(name, flow.key_of(r), own_keys)
               for r, name in saved_names(names, role, other(role)).items()}
@@ -148,7 +148,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 #: What each exit code of `verify` means (SPEC 2.8; README).
 _FINDINGS = {
     0: "finished and clean, no claim: the transcript proves the result (a complete "
-       "audit, or a resignation and the winner's audit)",
+       "audit, or a resignation and the winner's audit, or a game that hides nothing)",
     1: "a rule was broken, proven by a message its breaker signed",
     2: "the file cannot be read: missing, damaged, edited, forged or cut short",
     3: "the game or its audit is not finished: nothing is proven yet",
