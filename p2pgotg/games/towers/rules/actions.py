@@ -38,9 +38,10 @@ class Kind(enum.Enum):
 
 _PREFIX = {Kind.LAYER: "+", Kind.SPAWN: "*", Kind.CLAIM: "@"}
 _BY_PREFIX = {p: k for k, p in _PREFIX.items()}
-_SQ = r"([a-eA-E][1-5])"
+# (loose about the squares, so that `parse_square` says which one is off the board)
+_SQ = r"([a-zA-Z][0-9])"
 _MOVE_RE = re.compile(rf"^\s*{_SQ}\s*[-\s]?\s*{_SQ}\s*$")
-_PLACE_RE = re.compile(rf"^\s*([+*@])\s*{_SQ}\s*$")
+_PLACE_RE = re.compile(r"^\s*([+*@])\s*(\S+)\s*$")
 
 #: Code ranges (one byte): layers 0..24, spawns 25..49, claims 50..74, moves 75..174 as
 #: 75 + 4 * from + direction (`board.DIRECTIONS`: up, right, down, left).
