@@ -466,3 +466,20 @@ def test_parse_reads_a_legal_action_and_names_the_rule_an_illegal_one_breaks():
     assert game.parse(" A1-a2 ") == Action.from_text("a1-a2")
     with pytest.raises(IllegalActionError, match="in the setup, not in play"):
         game.parse("@a1")
+
+
+def test_endings_outside_the_rules_are_declared_with_their_winners_and_are_final():
+    game = play(Game(), "@a1", "@e5", "a1-a2")
+    outcome = game.resign(R)
+    assert (outcome.termination, outcome.winners, outcome.seat) == (
+        Termination.RESIGNATION, (B,), R)
+    assert outcome.scores == (2, 1) and game.legal_actions == ()
+    assert outcome.describe() == "Blue wins 2-1 (resignation)"
+    with pytest.raises(TowersError, match="cannot be taken back"):
+        game.pop()
+    drawn = play(Game(), "@a1", "@e5")
+    assert drawn.end(Termination.DRAW_AGREED, []).describe() == "draw 1-1 (draw agreed)"
+    with pytest.raises(TowersError, match="decided by the rules"):
+        Game().end(Termination.POOL_EMPTY, [0])
+    with pytest.raises(TowersError, match="more than two teams"):
+        Game(RuleOptions(seats=3)).resign(0)

@@ -26,7 +26,7 @@ from p2pgotg.games.towers.rules.board import (
 )
 from p2pgotg.games.towers.rules.errors import IllegalActionError, TowersError
 from p2pgotg.games.towers.rules.options import CaptureRule, RuleOptions
-from p2pgotg.games.towers.rules.outcome import Outcome, Termination
+from p2pgotg.games.towers.rules.outcome import OUTSIDE, Outcome, Termination
 from p2pgotg.games.towers.rules.scoring import (
     NOBODY,
     base_points,
@@ -494,6 +494,8 @@ class Game:
 
     def pop(self) -> Action:
         """Undo the last push exactly, and return its action."""
+        if self._s.outcome is not None and self._s.outcome.termination in OUTSIDE:
+            raise TowersError("an ending decided outside the rules cannot be taken back")
         if not self._undo:
             raise TowersError("no action to take back")
         for target, index, old in reversed(self._changes):
@@ -579,6 +581,31 @@ class Game:
             if self._can_act():
                 return
         self._finish(Termination.NO_ACTION, self._s.turn)
+
+    def end(self, termination: Termination, winners: Iterable[int],
+            seat: int | None = None) -> Outcome:
+        """End the game for a reason outside the rules (a resignation, a draw agreed, a
+        time forfeit, an abandonment: SPEC 4.7), with the winning teams the protocol
+        decided and the points as they stand. Final: `pop` cannot take it back."""
+        if termination not in OUTSIDE:
+            raise TowersError(f"{termination.value} is decided by the rules, not declared")
+        if self.is_over:
+            raise TowersError("the game is over")
+        teams = tuple(sorted(set(winners)))
+        if any(not 0 <= t < len(self.team_points()) for t in teams):
+            raise TowersError(f"no team {teams} to win")
+        outcome = Outcome(termination, self.team_points(), teams, seat, self._n,
+                          self.options.teams)
+        self._s = _replace(self._s, phase=Phase.OVER, outcome=outcome)
+        self._legal = ()
+        return outcome
+
+    def resign(self, seat: int) -> Outcome:
+        """`seat` resigns: with two teams the other team wins. (With more, what a
+        resignation does to the others is the protocol's: use `end`.)"""
+        if len(self.team_points()) != 2:
+            raise TowersError("with more than two teams a resignation ends nothing by itself")
+        return self.end(Termination.RESIGNATION, [1 - self._team[seat]], seat)
 
     def _finish(self, termination: Termination, seat: int | None) -> None:
         scores = self.team_points()

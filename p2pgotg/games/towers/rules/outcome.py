@@ -23,6 +23,10 @@ class Termination(enum.Enum):
     ABANDONMENT = "abandonment"
 
 
+#: The endings decided outside the rules (by the players or their drivers).
+OUTSIDE = frozenset({Termination.RESIGNATION, Termination.DRAW_AGREED, Termination.TIME_FORFEIT,
+                     Termination.ABANDONMENT})
+
 _REASONS = {
     Termination.POOL_EMPTY: "all 50 layers placed",
     Termination.ALL_FLAGS_PLANTED: "{seat} placed all its flags",
