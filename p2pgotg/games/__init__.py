@@ -26,8 +26,9 @@ class GameModule:
 
 def _modules() -> dict[str | None, GameModule]:
     from p2pgotg.games.gotg import MODULE as GOTG
+    from p2pgotg.games.towers.module import MODULE as TOWERS
 
-    return {GOTG.name: GOTG}
+    return {module.name: module for module in (GOTG, TOWERS)}
 
 
 def module_for(name: str | None) -> GameModule:

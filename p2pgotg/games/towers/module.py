@@ -1,0 +1,11 @@
+"""Towers as a game of the kernel: its name in a hello (`rules: "towers"`), its flow and its
+peer. Kept apart from the package's `__init__` so that the rules engine and the bot import
+nothing of the protocol."""
+
+from __future__ import annotations
+
+from p2pgotg.games import GameModule
+from p2pgotg.games.towers.flow import TowersFlow
+from p2pgotg.games.towers.peer import TowersPeer
+
+MODULE = GameModule(name="towers", title="Towers", flow=TowersFlow, peer=TowersPeer)
