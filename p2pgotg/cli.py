@@ -8,7 +8,7 @@ import random
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from p2pgotg import __version__
 from p2pgotg.players.levels import PLAY_DEFAULT, PLAYABLE, SEAT_DEFAULT
@@ -107,7 +107,7 @@ def _print_game(report: Report, role: str, names: dict[str, bytes]) -> None:
 
     flow, verdict = report.flow, report.verdict
     assert flow is not None
-    first, colours = flow.first, flow.COLOURS
+    first, colours = flow.first, flow.colours()
     own_keys = own_public_keys()
     labels = {r: player_label(name, flow.key_of(r), own_keys)
               for r, name in saved_names(names, role, other(role)).items()}
@@ -147,7 +147,7 @@ def _print_game(report: Report, role: str, names: dict[str, bytes]) -> None:
 #: What each exit code of `verify` means (SPEC 2.8; README).
 _FINDINGS = {
     0: "finished and clean, no claim: the transcript proves the result (a complete "
-       "audit, or a resignation and the winner's audit)",
+       "audit, or a resignation and the winner's audit, or a game that hides nothing)",
     1: "a rule was broken, proven by a message its breaker signed",
     2: "the file cannot be read: missing, damaged, edited, forged or cut short",
     3: "the game or its audit is not finished: nothing is proven yet",
@@ -219,10 +219,12 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
         game_dir = base / f"game-{n + 1}"
         result = trio.run(play_one, options, game_dir, seed + n, None, args.level)
         verdict = result.verdict
-        moves = result.host.peer.view.ply if result.host.peer.view else 0
+        view = getattr(result.host.peer, "view", None)
+        played = view.ply if view else 0
+        unit = "move" if getattr(args, "game", None) != "towers" else "action"
         ok = verdict is not None and verdict.clean and verdict.audit_complete and result.agreed
         failures += not ok
-        print(f"game {n + 1}: {plural(moves, 'move')}; "
+        print(f"game {n + 1}: {plural(played, unit)}; "
               f"{verdict.describe() if verdict else 'no verdict'}"
               f"{'' if result.agreed else ' (the two sides disagree!)'}")
         print(f"         transcripts: {result.host.path} and {result.joiner.path}")
@@ -732,10 +734,35 @@ def _bind_address(text: str) -> str:
 
 #: The rule options' argument names: each is None unless given (the defaults are
 #: RuleOptions'), so that `host` can tell options given for a new game from none given.
-RULE_ARGUMENTS = ("arbiter", "flag_rule", "two_squares", "chasing", "clock", "move_time")
+GENERALS_ARGUMENTS = ("arbiter", "flag_rule", "two_squares", "chasing", "move_time")
+TOWERS_ARGUMENTS = ("teams", "capture", "climb_limit", "descent_limit", "start_gap",
+                    "short_turn", "stuck_loses", "partners_block", "bonus_highest_tower",
+                    "bonus_most_pawns", "turn_time")
+RULE_ARGUMENTS = (*GENERALS_ARGUMENTS, *TOWERS_ARGUMENTS, "clock")
 
 
-def _options_from(args: argparse.Namespace):
+class _BadOptions(Exception):
+    """Rule options that do not go together; `str()` says why, for the user."""
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _options_from(args: argparse.Namespace) -> Any:
+    """The rule options of the game chosen with --game (Game of the Generals' by default);
+    _BadOptions when an option of the other game is given."""
+    towers = getattr(args, "game", None) == "towers"
+    stray = [_flag(name) for name in (GENERALS_ARGUMENTS if towers else TOWERS_ARGUMENTS)
+             if getattr(args, name, None) is not None]
+    if stray:
+        game = "Towers" if towers else "Game of the Generals"
+        raise _BadOptions(f"{', '.join(stray)}: not a rule option of {game}"
+                          + ("" if towers else " (add --game towers to host Towers)"))
+    return _towers_options(args) if towers else _generals_options(args)
+
+
+def _generals_options(args: argparse.Namespace) -> Any:
     from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions
 
     default = RuleOptions()
@@ -747,6 +774,25 @@ def _options_from(args: argparse.Namespace):
         clock_seconds=args.clock or 0,
         move_seconds=args.move_time or 0,
     )
+
+
+def _towers_options(args: argparse.Namespace) -> Any:
+    from p2pgotg.games.towers.rules.options import CaptureRule, RuleOptions
+
+    default = RuleOptions()
+    try:
+        return RuleOptions(
+            seats=4 if args.teams else 2, teams=bool(args.teams),
+            capture=CaptureRule(args.capture) if args.capture else default.capture,
+            climb_limit=args.climb_limit or 0, descent_limit=args.descent_limit or 0,
+            start_gap=args.start_gap or default.start_gap,
+            short_turn=bool(args.short_turn), stuck_loses=bool(args.stuck_loses),
+            partners_block=bool(args.partners_block),
+            bonus_highest_tower=bool(args.bonus_highest_tower),
+            bonus_most_pawns=bool(args.bonus_most_pawns),
+            clock_seconds=args.clock or 0, turn_seconds=args.turn_time or 0)
+    except ValueError as exc:
+        raise _BadOptions(str(exc).replace("teams", "--teams")) from None
 
 
 def _rules_given(args: argparse.Namespace) -> bool:
@@ -788,7 +834,10 @@ def _host_again(args: argparse.Namespace, key, interactive: bool) -> bool | None
 
 
 def _add_rule_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("rule options (proposed by the host)")
+    p.add_argument("--game", choices=["generals", "towers"], default="generals",
+                   help="the game: generals (Game of the Generals, the default) or towers "
+                   "(Towers, seed 002: p2pgotg rules --game towers)")
+    g = p.add_argument_group("rule options of Game of the Generals (proposed by the host)")
     g.add_argument("--arbiter", choices=["open", "blind"], default=None,
                    help="open (default): both ranks of a challenge are declared; blind: a "
                    "two-party computation tells both players only who won, as an arbiter "
@@ -805,10 +854,36 @@ def _add_rule_options(p: argparse.ArgumentParser) -> None:
     g.add_argument("--chasing", action="store_true", default=None,
                    help="forbid chasing: threatening the piece that just moved away from you "
                    "again, when that repeats an earlier position (off by default)")
-    g.add_argument("--clock", type=_duration, default=None, metavar="TIME",
-                   help="each player's total time, e.g. 15m (default: none)")
     g.add_argument("--move-time", type=_duration, default=None, metavar="TIME",
                    help="the most one move may take, e.g. 60s (default: none)")
+    t = p.add_argument_group("rule options of Towers, with --game towers (SPEC 4.10)")
+    t.add_argument("--teams", action="store_true", default=None,
+                   help="each player plays two colours, alternately (the seed's 2-player "
+                   "variant: 4 colours, 9 flags each)")
+    t.add_argument("--capture", choices=["higher", "not_lower"], default=None,
+                   help="a pawn takes another from a higher tower (default), or from one at "
+                   "least as high (not_lower)")
+    t.add_argument("--climb-limit", type=_positive, default=None, metavar="N",
+                   help="a move climbs at most N layers (default: any)")
+    t.add_argument("--descent-limit", type=_positive, default=None, metavar="N",
+                   help="a move goes down at most N layers (default: any)")
+    t.add_argument("--start-gap", type=int, choices=[1, 2], default=None,
+                   help="border squares that must lie between two starting squares "
+                   "(default: 2)")
+    t.add_argument("--short-turn", action="store_true", default=None,
+                   help="a turn whose second action is impossible ends, not the game")
+    t.add_argument("--stuck-loses", action="store_true", default=None,
+                   help="a colour that cannot act loses")
+    t.add_argument("--partners-block", action="store_true", default=None,
+                   help="with --teams: a partner's pawn blocks like your own")
+    t.add_argument("--bonus-highest-tower", action="store_true", default=None,
+                   help="1 point for the colour whose flags alone top the highest tower")
+    t.add_argument("--bonus-most-pawns", action="store_true", default=None,
+                   help="1 point for the colour with the most pawns on the board")
+    t.add_argument("--turn-time", type=_duration, default=None, metavar="TIME",
+                   help="the most one turn (two actions) may take, e.g. 60s (default: none)")
+    p.add_argument("--clock", type=_duration, default=None, metavar="TIME",
+                   help="each player's total time, e.g. 15m (default: none)")
 
 
 def _add_level_option(p: argparse.ArgumentParser, default: str, what: str) -> None:
@@ -1031,6 +1106,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from p2pgotg.cli_internet import given_code
 
         args.code = given_code(args.code)
+    if hasattr(args, "game"):
+        try:
+            _options_from(args)
+        except _BadOptions as exc:
+            parser.error(str(exc))
     if not hasattr(args, "func"):
         if args.command is None and _has_terminal():
             args.ascii = False

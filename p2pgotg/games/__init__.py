@@ -5,7 +5,10 @@ Generals (SPEC 2.4)."""
 
 from __future__ import annotations
 
+import random
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.flow import Flow
@@ -21,17 +24,35 @@ class GameModule:
     title: str  # for people
     flow: type[Flow]
     peer: type[Peer]
+    options: type  # its rule options' class: a host's options say which game it hosts
+    #: Its bot as a seat, from its randomness and level: an object whose `step(peer)`
+    #: says what to do next (imported when first asked for: reading a file needs no bot).
+    bot_seat: Callable[[random.Random, str], Any]
 
 
 def _modules() -> dict[str | None, GameModule]:
     from p2pgotg.games.gotg import MODULE as GOTG
+    from p2pgotg.games.towers.module import MODULE as TOWERS
 
-    return {GOTG.name: GOTG}
+    return {module.name: module for module in (GOTG, TOWERS)}
 
 
 def module_for(name: str | None) -> GameModule:
     """The game a hello's `rules` names (None: Game of the Generals); KeyError if unknown."""
     return _modules()[name]
+
+
+def module_of(options: Any) -> GameModule:
+    """The game whose rule options `options` are (a host's choice of game)."""
+    for module in _modules().values():
+        if isinstance(options, module.options):
+            return module
+    raise TypeError(f"{type(options).__name__} are the options of no game")
+
+
+def module_of_peer(peer: Peer) -> GameModule:
+    """The game a peer plays."""
+    return module_for(peer.FLOW.GAME)
 
 
 def rules_of(hello: bytes) -> str | None:
@@ -43,6 +64,17 @@ def rules_of(hello: bytes) -> str | None:
         return None
     rules = body.get("rules") if body.type == "hello" else None
     return rules if isinstance(rules, str) else None
+
+
+def game_of(transcript: Transcript) -> GameModule:
+    """The game of a saved transcript: the one its first message (the host's hello) names;
+    Game of the Generals when it holds no message, or names a game this program does not
+    know (whose flow then refuses that hello with the reason)."""
+    messages = transcript.messages
+    try:
+        return module_for(rules_of(messages[0][1]) if messages else None)
+    except KeyError:
+        return module_for(None)
 
 
 def flow_for(first_message: bytes) -> Flow:

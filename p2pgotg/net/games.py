@@ -8,8 +8,7 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import equal, public_bytes
-from p2pgotg.games import replay
-from p2pgotg.games.gotg.peer import GotgPeer
+from p2pgotg.games import game_of, replay
 from p2pgotg.net.game_lock import GameInUseError
 from p2pgotg.net.paths import data_dir
 from p2pgotg.net.player_name import saved_name
@@ -76,7 +75,8 @@ def resume_session(saved: SavedGame, key: Ed25519PrivateKey, tls_fingerprint: by
     except GameInUseError as exc:
         raise GameInUse(exc) from None
     try:
-        peer = GotgPeer.restore(saved.role, key, tls_fingerprint, transcript.records)
+        peer = game_of(transcript).peer.restore(saved.role, key, tls_fingerprint,
+                                                transcript.records)
     except BaseException:
         file.close()  # (and its lock with it)
         raise

@@ -17,11 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pgotg.games.gotg.peer import GotgPeer
+from p2pgotg.games import module_of
 from p2pgotg.net.admission import (
     AdmissionLimits,
     Gate,
@@ -54,7 +55,6 @@ from p2pgotg.net.tls import (
     server_context,
 )
 from p2pgotg.protocol import HOST, JOINER, control
-from p2pgotg.rules import RuleOptions
 
 
 @dataclass
@@ -62,7 +62,7 @@ class HostConfig:
     key: Ed25519PrivateKey
     tls_cert: bytes
     tls_key: bytes
-    options: RuleOptions
+    options: Any  # the game's rule options (Game of the Generals' or Towers')
     save_dir: Path
     port: int = 0
     bind: str | None = None
@@ -185,7 +185,8 @@ async def host_game(
                 await refuse(channel, "this host is busy with another connection")
                 return
         if new_game:
-            peer = GotgPeer(HOST, config.key, fingerprint, config.options)
+            peer = module_of(config.options).peer(HOST, config.key, fingerprint,
+                                                  config.options)
             session = GameSession(peer, config.save_dir, join_secret, config.limits,
                                   listen_port=bound_port[0], on_claim=on_status,
                                   own_name=config.name)
@@ -204,7 +205,8 @@ async def host_game(
                 await current.durable()  # (what we say we hold must survive a crash)
                 await channel.send(control.encode(control.Ok(
                     game=current.peer.flow.game_id, have=held,
-                    first=hellos[0] if hellos else None, name=config.name)))
+                    first=hellos[0] if hellos else None, name=config.name,
+                    rules=current.peer.flow.GAME)))
             except NetError:
                 return
             if new_game:

@@ -13,7 +13,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import equal
-from p2pgotg.games.gotg.peer import GotgPeer
+from p2pgotg.games import module_for
 from p2pgotg.net.errors import (
     ConnectFailedError,
     HandshakeTimeoutError,
@@ -36,6 +36,7 @@ from p2pgotg.net.session import (
 )
 from p2pgotg.net.tls import certificate_fingerprint, open_pinned_connection, peer_certificate
 from p2pgotg.protocol import HOST, JOINER, control
+from p2pgotg.protocol.printable import printable
 
 
 @dataclass
@@ -230,7 +231,12 @@ async def _one_connection(
             raise SessionError("the host does not have our game any more")
         if session is None:
             fingerprint = certificate_fingerprint(peer_certificate(stream))
-            peer = GotgPeer(JOINER, config.key, fingerprint)
+            try:
+                game = module_for(ok.rules)
+            except KeyError:
+                raise SessionError(f"the host plays {printable(ok.rules, 32)}, a game this "
+                                   "version of p2pgotg does not know: update it") from None
+            peer = game.peer(JOINER, config.key, fingerprint)
             session = box[0] = GameSession(peer, config.save_dir, invite.secret, limits,
                                            on_claim=_about_the_host(on_status),
                                            own_name=config.name)

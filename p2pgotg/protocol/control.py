@@ -65,6 +65,7 @@ class Ok:
     have: int
     first: bytes | None
     name: str | None = None  # the host's name, when it has one
+    rules: str | None = None  # the game its hello names (None: Game of the Generals)
     kind: ClassVar[str] = "ok"
 
 
@@ -141,6 +142,13 @@ def _label(value: Any) -> str | None:
     return value[:MAX_REASON] if isinstance(value, str) else None
 
 
+def _game_name(value: Any) -> str:
+    """An `ok`'s `rules`: the game's name as a hello gives it (text of 1..32 characters)."""
+    if not isinstance(value, str) or not 1 <= len(value) <= 32:
+        raise ControlError("must be a game's name (text of 1 to 32 characters)")
+    return value
+
+
 def _why(value: Any) -> str:
     return value if value in LEAVE_REASONS else "quit"
 
@@ -150,7 +158,8 @@ _B32 = _bin(32)
 _SCHEMA: Mapping[str, Mapping[str, Callable[[Any], Any]]] = {
     "hi": {"secret": _bin(16), "game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32),
            "name": _label},
-    "ok": {"game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32), "name": _label},
+    "ok": {"game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32), "name": _label,
+           "rules": _game_name},
     "error": {"reason": _text},
     "leave": {"why": _why},
     "bye": {"have": _count},
@@ -158,7 +167,7 @@ _SCHEMA: Mapping[str, Mapping[str, Callable[[Any], Any]]] = {
 }
 _PAKE_SHAPES = ({"msg"}, {"confirm"}, {"confirm", "secret"})
 #: Keys a kind may leave out (absent: None).
-_OPTIONAL = {"hi": {"name"}, "ok": {"name"}}
+_OPTIONAL = {"hi": {"name"}, "ok": {"name", "rules"}}
 
 
 def _raw(frame: bytes) -> dict[str, Any] | None:

@@ -48,6 +48,8 @@ from p2pgotg.protocol.events import (
     ClaimMade,
     ColoursDecided,
     DisputeReceived,
+    DrawDeclined,
+    DrawOffered,
     Event,
     GameEnded,
     GameIdentified,
@@ -179,6 +181,7 @@ class Flow:
         self.claims_made: dict[str, set[int]] = {HOST: set(), JOINER: set()}  # every one
         self.audit_claim: tuple[str, int] | None = None  # (claimant, seq), while it stands
         self.disputes: dict[str, int] = {}  # role -> the other's claim it disputes
+        self.draw_offer: str | None = None  # the role whose draw offer stands
         self.audit_seq: dict[str, int] = {}  # role -> seq of its audit
         self.verdict: Verdict | None = None
         self.proof_verdict: Verdict | None = None  # a proof of cheating ended the game
@@ -242,6 +245,18 @@ class Flow:
                          joiner_hello["coin"]):
                 return "the saved coin secret does not open the joiner's commitment"
         return ""
+
+    def require_turn(self, role: str, fail: Fail, what: str) -> None:
+        """Raise `out-of-turn` (through `fail`) unless it is `role`'s turn in play."""
+        raise NotImplementedError
+
+    def agree_draw(self, role: str) -> list[Event]:
+        """`role` accepted the standing draw offer: end the game as a draw agreed."""
+        raise NotImplementedError
+
+    def colours(self) -> tuple[str, str]:
+        """What the first and the second player are called in words (their colours)."""
+        return self.COLOURS
 
     def summary(self) -> list[tuple[str, str]]:
         """The game's own lines for `verify` (Game of the Generals: how many moves)."""
@@ -506,6 +521,31 @@ class Flow:
         """Whether play has begun (a resignation is a move of play)."""
         return False
 
+    def offer_or_decline(self, role: str, body: Body) -> list[Event]:
+        """A message of play by `role` declines the other side's standing draw offer, and
+        makes `role`'s own when it carries `draw` (SPEC 2.4)."""
+        events: list[Event] = []
+        if self.draw_offer == other(role):
+            self.draw_offer = None
+            events.append(DrawDeclined(other(role)))
+        if body.get("draw"):
+            self.draw_offer = role
+            events.append(DrawOffered(role))
+        return events
+
+    def _on_draw_accept(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
+        self.require_turn(role, fail, "accepting a draw")
+        if self.draw_offer != other(role):
+            raise fail("no-draw-offer", "there is no draw offer to accept")
+        return self.agree_draw(role)
+
+    def _on_draw_decline(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
+        self.require_turn(role, fail, "declining a draw")
+        if self.draw_offer != other(role):
+            raise fail("no-draw-offer", "there is no draw offer to decline")
+        self.draw_offer = None
+        return [DrawDeclined(role)]
+
     def _on_forfeit_claim(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         reason = body["reason"]
         seq = self.next_seq(role)
@@ -654,7 +694,7 @@ class Flow:
         return []
 
     def _names(self) -> dict[str, Any]:
-        return {"first": self.first, "colours": self.COLOURS}
+        return {"first": self.first, "colours": self.colours()}
 
     def _verdict_now(self) -> Verdict | None:
         if self.proof_verdict is not None:
@@ -665,7 +705,8 @@ class Flow:
         disputed = tuple(r for r in ROLES if r in self.disputes)
         if self.AUDIT is None:  # no secrets: nothing to open, the transcript is the game
             return Verdict(termination, winner, clean=True, audit_complete=True,
-                           claimants=self.claimants, disputed_by=disputed, **self._names())
+                           claimants=self.claimants, disputed_by=disputed,
+                           nothing_hidden=True, **self._names())
         if not self.audit_follows():
             return Verdict(termination, winner, clean=True, audit_complete=False,
                            detail="the game ended before both setups were revealed",
@@ -755,6 +796,7 @@ _KERNEL_MESSAGES: Mapping[str, Handler] = {
     "hello": Flow._on_hello, "coin": Flow._on_coin, "coin_open": Flow._on_coin_open,
     "chat": Flow._on_chat, "resign": Flow._on_resign,
     "forfeit_claim": Flow._on_forfeit_claim, "dispute": Flow._on_dispute,
+    "draw_accept": Flow._on_draw_accept, "draw_decline": Flow._on_draw_decline,
 }
 
 

@@ -97,6 +97,9 @@ KERNEL: Schema = MappingProxyType({
     "chat": {"text": (text(MAX_CHAT), True)},
     "forfeit_claim": {"reason": (one_of("time", "abandoned", "audit"), True)},
     "dispute": {"claim": (SEQ, True)},
+    # A draw offer rides on a game's own message of play (its `draw` field); these answer it.
+    "draw_accept": {},
+    "draw_decline": {},
 })
 _REGISTERED: dict[str, Mapping[str, tuple[Field, bool]]] = dict(KERNEL)
 

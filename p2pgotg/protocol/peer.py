@@ -86,6 +86,14 @@ class Peer:
     def options(self) -> Any:
         return self.flow.options
 
+    @property
+    def rules_to_accept(self) -> bool:
+        """Whether this joiner holds the host's hello and has not accepted its rules yet
+        (the one step a bot takes without deciding: it plays whatever the host proposes)."""
+        flow = self.flow
+        return (self.role == JOINER and flow.phase is Phase.HELLO and HOST in flow.hellos
+                and JOINER not in flow.hellos and self._error is None and not flow.is_over)
+
     def data_to_send(self) -> list[bytes]:
         """Messages to send, in order; the caller must persist `take_records()` first."""
         out, self._out = self._out, []

@@ -106,7 +106,7 @@ class Referee:
             verdict = Verdict(None, other(violation.role), clean=False, audit_complete=False,
                               cheater=violation.role, rule=violation.rule,
                               detail=violation.detail, index=violation.index,
-                              seq=violation.seq, first=flow.first, colours=flow.COLOURS)
+                              seq=violation.seq, first=flow.first, colours=flow.colours())
             return Report(Finding.VIOLATION, verdict, flow, torn_tail=torn_tail)
         conclusion = flow.conclusion()
         if torn_tail:

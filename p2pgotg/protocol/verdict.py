@@ -57,6 +57,9 @@ class Verdict:
     #: The result is the loser's signed resignation, and the winner's own commitments were
     #: all opened and checked: proven without the loser's audit (SPEC 2.6).
     winner_audited: bool = False
+    #: The game hides nothing (Towers): there is nothing to open, every message was checked
+    #: as it came, and `audit_complete` says only that.
+    nothing_hidden: bool = False
 
     @property
     def proven(self) -> bool:
@@ -92,6 +95,8 @@ class Verdict:
                 text += f"; disputed by {' and '.join(self.who(r) for r in self.disputed_by)}"
             if self.detail:
                 text += f" ({self.detail})"
+        if self.audit_complete and self.nothing_hidden:
+            return f"{text}; nothing hidden: every message checked as it came, clean"
         if self.audit_complete:
             return f"{text}; audit complete: every commitment opened and checked, clean"
         if self.winner_audited:

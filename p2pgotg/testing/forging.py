@@ -1,4 +1,4 @@
-"""Messages a cheater sends: whatever it wants to say, signed with its own key.
+"""Messages a cheater sends: whatever it wants to say, signed with its own key (any game).
 
 A cheater can sign any lie of its own; these helpers build those lies for the tests of
 SPEC 2.7's threat table. None of them signs with a key other than the peer's own: a
@@ -10,12 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.protocol.envelope import ZERO_HASH, Envelope, seal
 from p2pgotg.protocol.messages import Body
+from p2pgotg.protocol.peer import Peer
 
 
-def next_body(peer: GotgPeer, type_: str, fields: dict[str, Any], *, seq: int | None = None,
+def next_body(peer: Peer, type_: str, fields: dict[str, Any], *, seq: int | None = None,
               prev: bytes | None = None, ack: bytes | None = None,
               game: bytes | None = None) -> Body:
     """The body of a message from `peer` saying `fields`, with the chain fields its next
@@ -32,7 +32,7 @@ def next_body(peer: GotgPeer, type_: str, fields: dict[str, Any], *, seq: int | 
     )
 
 
-def forge(peer: GotgPeer, type_: str, fields: dict[str, Any], *, seq: int | None = None,
+def forge(peer: Peer, type_: str, fields: dict[str, Any], *, seq: int | None = None,
           prev: bytes | None = None, ack: bytes | None = None, game: bytes | None = None,
           record: bool = False) -> bytes:
     """A message signed by `peer`'s own key saying whatever a cheater wants, with correct
@@ -46,7 +46,7 @@ def forge(peer: GotgPeer, type_: str, fields: dict[str, Any], *, seq: int | None
     return data
 
 
-def push_unchecked(peer: GotgPeer, data: bytes) -> None:
+def push_unchecked(peer: Peer, data: bytes) -> None:
     """Count `data` as sent by `peer` in its own chain state, skipping every check."""
     env = Envelope.decode(data)
     sender = peer.flow.senders[peer.role]
@@ -57,7 +57,7 @@ def push_unchecked(peer: GotgPeer, data: bytes) -> None:
     peer.flow.transcript.append((peer.role, data))
 
 
-def tamper(peer: GotgPeer, data: bytes, **changes: Any) -> bytes:
+def tamper(peer: Peer, data: bytes, **changes: Any) -> bytes:
     """Re-sign one of `peer`'s own messages with some fields changed (what a cheater would
     send instead of what its honest code produced)."""
     body = Envelope.decode(data).body()

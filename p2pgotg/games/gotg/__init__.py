@@ -5,11 +5,23 @@
 
 from __future__ import annotations
 
+import random
+from typing import Any
+
 from p2pgotg.games import GameModule
 from p2pgotg.games.gotg import messages as _messages  # noqa: F401  (registers its types)
 from p2pgotg.games.gotg.flow import GotgFlow
 from p2pgotg.games.gotg.peer import GotgPeer
+from p2pgotg.rules import RuleOptions
 
-MODULE = GameModule(name=None, title="Game of the Generals", flow=GotgFlow, peer=GotgPeer)
+
+def _bot_seat(rng: random.Random, level: str) -> Any:
+    from p2pgotg.players.bot_seat import BotSeat
+
+    return BotSeat(rng, level)
+
+
+MODULE = GameModule(name=None, title="Game of the Generals", flow=GotgFlow, peer=GotgPeer,
+                    options=RuleOptions, bot_seat=_bot_seat)
 
 __all__ = ["MODULE", "GotgFlow", "GotgPeer"]

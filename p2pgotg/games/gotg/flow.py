@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 from p2pgotg.crypto import TAG_GAME, equal, ot, piece_commitment, seed_commitment, setup_hash
 from p2pgotg.games.gotg.events import ChallengeStarted, GameStarted, MovePlayed, SetupCommitted
-from p2pgotg.protocol.events import AuditReceived, DrawDeclined, DrawOffered, Event
+from p2pgotg.protocol.events import AuditReceived, Event
 from p2pgotg.protocol.flow import (
     KERNEL_DUTIES,
     KERNEL_OWED_WORDS,
@@ -182,7 +182,6 @@ class GotgFlow(Flow):
         self.reveal_seq: dict[str, int] = {}
         self.game: Game | None = None
         self.pending: _Pending | None = None  # the challenge in flight (also at the end)
-        self.draw_offer: str | None = None
         self.audits: dict[str, tuple[bytes, bytes, bytes]] = {}
         self.blind_log: list[BlindRecord] = []
         self.used_points: set[bytes] = set()
@@ -422,13 +421,7 @@ class GotgFlow(Flow):
             if problem:
                 raise fail("false-flag-claim", problem)
         # all checks passed: apply
-        events: list[Event] = []
-        if self.draw_offer == other(role):
-            self.draw_offer = None
-            events.append(DrawDeclined(other(role)))
-        if body.get("draw"):
-            self.draw_offer = role
-            events.append(DrawOffered(role))
+        events = self.offer_or_decline(role, body)
         if challenge:
             target = game.piece_at(move.to_square)
             assert target is not None
@@ -553,7 +546,7 @@ class GotgFlow(Flow):
             rule="blind-bad-token", detail=f"the table of challenge {pending.n} (the "
             f"{other(role)}'s message {table_seq}) {what}; the attacker's proof is its "
             f"message {self.next_seq(role)}", index=pending.reply_index, seq=table_seq,
-            first=self.first, colours=self.COLOURS)
+            first=self.first, colours=self.colours())
         self.phase = Phase.DONE
         return events
 
@@ -592,20 +585,12 @@ class GotgFlow(Flow):
         game.reveal(piece, Rank.FLAG)
         return self._end(role, game.claim_flag_run(side, piece))
 
-    def _on_draw_accept(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
-        game = self._require_turn(role, fail, "accepting a draw")
-        if self.draw_offer != other(role):
-            raise fail("no-draw-offer", "there is no draw offer to accept")
-        return self._end(role, game.agree_draw())
+    def require_turn(self, role: str, fail: Fail, what: str) -> None:
+        self._require_turn(role, fail, what)
 
-    def _on_draw_decline(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
-        self._require_turn(role, fail, "declining a draw")
-        if self.draw_offer != other(role):
-            raise fail("no-draw-offer", "there is no draw offer to decline")
-        self.draw_offer = None
-        return [DrawDeclined(role)]
-
-
+    def agree_draw(self, role: str) -> list[Event]:
+        assert self.game is not None
+        return self._end(role, self.game.agree_draw())
 
     # -- the audit ------------------------------------------------------------------------
 
@@ -735,6 +720,5 @@ GotgFlow.MESSAGES = {
     "move": GotgFlow._on_move, "reply": GotgFlow._on_reply,
     "blind_reply": GotgFlow._on_blind_reply, "blind_outcome": GotgFlow._on_blind_outcome,
     "blind_proof": GotgFlow._on_blind_proof, "claim_flag": GotgFlow._on_claim_flag,
-    "draw_accept": GotgFlow._on_draw_accept, "draw_decline": GotgFlow._on_draw_decline,
     "audit": GotgFlow._on_audit,
 }

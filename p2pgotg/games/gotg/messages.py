@@ -51,8 +51,6 @@ MESSAGES: Schema = MappingProxyType({
     "blind_outcome": {"ply": (SEQ, True), "token": (B32, True)},
     "blind_proof": {"ply": (SEQ, True), "x": (B32, True), "open": (_opening, True)},
     "claim_flag": {"claim": (_claim, True)},
-    "draw_accept": {},
-    "draw_decline": {},
     "audit": {"ranks": (bytes_below(21, 15, "a rank"), True), "salts": (bin_of(21 * 32), True),
               "seed": (B32, True)},
 })
