@@ -538,10 +538,12 @@ class SearchPlayer(HeuristicPlayer):
     def _play_out(self, pos: Position, tables: _OpponentView, belief_gain: _Expectation,
                   c: _Candidate, world: list[int], their_flag: int | None, flag_free: bool,
                   endgame: bool) -> float:
+        """Candidate `c` in one sampled world: the exact result of its challenge, what the
+        position after it costs us (intruders, the siege of our flag), then the opponent's
+        reply and our answer (its likely reply and the worst, mixed by `PARANOIA`)."""
         move = c.move
-        src, dst = move.from_square, move.to_square
-        rank = pos.my_rank_at[src]
-        target = pos.enemy_at.get(dst)
+        rank = pos.my_rank_at[move.from_square]
+        target = pos.enemy_at.get(move.to_square)
         if target is None:
             key, value = _QUIET, 0.0
         else:
@@ -552,28 +554,35 @@ class SearchPlayer(HeuristicPlayer):
         after = c.after.get(key)
         if after is None:
             after = c.after[key] = self._after(pos, move, key, belief_gain)
-        pairs = after.pairs
         for pid in after.intruders:
             value -= self.INTRUDER * VALUE[world[pid]]
         if after.near:
             value -= self.style.flag_care * _siege(after, world)
-        follow = self.FOLLOW
-        chain = self.CHAIN
-        # Our follow-ups, as (gain in this world, enemy, our square), in the order we would
-        # choose them: by what we know (the belief), not by the world's ranks.
-        escape = their_flag is not None and (
-            flag_free or (endgame and after.flag_escapes(their_flag)))
-        ups = [(0.0 if escape and world[e] == _FLAG else
-                g * share if (g := GAIN[r][world[e]]) > 0.0 else g, e, sq)
-               for r, e, sq, share in after.follow_order]
-        best_up = follow * ups[0][0] if ups else 0.0
-        # The opponent's replies: each challenge against one of our pieces, what it costs
-        # us (less our recapture by a piece of ours next to the square, when its piece
-        # won there), and what the opponent expects of it as it sees our pieces.
+        ups = _follow_ups(after, world, their_flag is not None and (
+            flag_free or (endgame and after.flag_escapes(their_flag))))
+        best_up = self.FOLLOW * ups[0][0] if ups else 0.0
+        guess, worst = self._replies(after, world, ups, tables, best_up)
+        if their_flag is not None and abs(their_flag // 9 - back_row(self.side.other)) == 1:
+            home = self._flag_home_threat(pos, move, key, their_flag)
+            if home > 0.0:
+                outcome = best_up - home
+                guess = min(guess, outcome)
+                worst = min(worst, outcome)
+        value += (1.0 - self.PARANOIA) * guess + self.PARANOIA * worst
+        return value if value > -WIN else -WIN  # nothing is worse than losing
+
+    def _replies(self, after: _After, world: list[int], ups: list[tuple[float, int, int]],
+                 tables: _OpponentView, best_up: float) -> tuple[float, float]:
+        """The opponent's reply in this world, as (the one it likely makes, the worst for
+        us), each as what it costs us after our answer. A reply is a challenge against one
+        of our pieces: what it costs us, less our recapture by a piece of ours next to the
+        square when its piece won there, and what the opponent expects of it as it sees our
+        pieces. With no reply worth making, we play our best follow-up (`best_up`)."""
+        follow, chain = self.FOLLOW, self.CHAIN
         guess = best_up  # the opponent's likely reply; none: we play our best follow-up
         best_guess = self.OPPONENT_THRESHOLD
         worst = best_up
-        for our_rank, shown, moved, enemy, sq, defenders in pairs:
+        for our_rank, shown, moved, enemy, sq, defenders in after.pairs:
             x = world[enemy]
             if x == _FLAG:
                 continue  # a flag does not challenge
@@ -591,7 +600,7 @@ class SearchPlayer(HeuristicPlayer):
                             t0, t1 = t, t0
                         elif t > t1:
                             t1 = t
-            other = 0.0
+            other = 0.0  # our best follow-up elsewhere
             for g, e, s in ups:
                 if e != enemy and s != sq:
                     other = g
@@ -608,14 +617,7 @@ class SearchPlayer(HeuristicPlayer):
                 best_guess, guess = expect, outcome
             if outcome < worst:
                 worst = outcome
-        if their_flag is not None and abs(their_flag // 9 - back_row(self.side.other)) == 1:
-            home = self._flag_home_threat(pos, move, key, their_flag)
-            if home > 0.0:
-                outcome = best_up - home
-                guess = min(guess, outcome)
-                worst = min(worst, outcome)
-        value += (1.0 - self.PARANOIA) * guess + self.PARANOIA * worst
-        return value if value > -WIN else -WIN  # nothing is worse than losing
+        return guess, worst
 
     def _after(self, pos: Position, move: Move, key: int,
                belief_gain: _Expectation) -> _After:
@@ -661,24 +663,28 @@ class SearchPlayer(HeuristicPlayer):
             return _After(pairs, [], [], 0.0, intruders, *squares, follow_order=follow)
         guards = [(sq, int(r)) for sq, r in ours.items()
                   if sq != flag_sq and _distance(sq, flag_sq) <= _SIEGE_REACH + 3]
-        if pos.flag_known:
-            suspicion = 1.0
-        else:
-            back = back_row(self.side.other)  # our own back row
-
-            def weight(sq: int) -> float:
-                if sq in moved:
-                    return 0.25
-                return 2.0 if sq // 9 == back else 1.0
-
-            total = sum(weight(sq) for sq in ours if sq not in shown)
-            suspicion = min(1.0, 3.0 * weight(flag_sq) / total) if total > 0 else 1.0
+        suspicion = 1.0 if pos.flag_known else self._flag_suspicion(ours, shown, moved, flag_sq)
         cornered = frozenset(
             esq for _, _, esq in near
             if not any(_DIST[n][esq] > _DIST[flag_sq][esq]
                        for n in _open_squares(flag_sq, ours, enemies)))
         return _After(pairs, near, guards, max(suspicion, self.SUSPICION_FLOOR), intruders,
                       *squares, follow_order=follow, cornered=cornered)
+
+    def _flag_suspicion(self, ours: Mapping[int, Rank], shown: set[int], moved: set[int],
+                        flag_sq: int) -> float:
+        """How likely the opponent takes the piece on `flag_sq` for our flag, from what it
+        saw: a piece never shown is a candidate, a piece on our back row a likelier one,
+        one that moved a far less likely one (the share of its weight, tripled, at most 1)."""
+        back = back_row(self.side.other)  # our own back row
+
+        def weight(sq: int) -> float:
+            if sq in moved:
+                return 0.25
+            return 2.0 if sq // 9 == back else 1.0
+
+        total = sum(weight(sq) for sq in ours if sq not in shown)
+        return min(1.0, 3.0 * weight(flag_sq) / total) if total > 0 else 1.0
 
     def _follow_order(self, pairs: list[tuple[int, bool, bool, int, int, tuple[int, ...]]],
                       shown: set[int], ours: Mapping[int, Rank], enemies: Mapping[int, Piece],
@@ -725,6 +731,16 @@ def _guard_gap(flag_sq: int | None, sq: int, esq: int) -> int:
     if flag_sq is None:
         return _DIST[sq][esq]
     return max(0, _DIST[sq][flag_sq] - _DIST[esq][flag_sq] + 1)
+
+
+def _follow_ups(after: _After, world: list[int], escape: bool) -> list[tuple[float, int, int]]:
+    """Our follow-ups after the move, as (gain in this world, enemy, our square), in the
+    order we would choose them: by what we know (the belief), not by the world's ranks.
+    Nothing is gained against their flag when it `escape`s (it can step out of reach near
+    the end, or run free)."""
+    return [(0.0 if escape and world[e] == _FLAG else
+             g * share if (g := GAIN[r][world[e]]) > 0.0 else g, e, sq)
+            for r, e, sq, share in after.follow_order]
 
 
 def _siege(after: _After, world: list[int]) -> float:
