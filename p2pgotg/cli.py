@@ -8,11 +8,13 @@ import random
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from p2pgotg import __version__
 from p2pgotg.players.levels import PLAY_DEFAULT, PLAYABLE, SEAT_DEFAULT
 from p2pgotg.rules import Game, Setup, Side
+
+_N = TypeVar("_N", int, float)
 
 if TYPE_CHECKING:
     from p2pgotg.net.lines import LineWriter
@@ -674,38 +676,33 @@ def _duration(text: str) -> int:
             f"{text!r} is not a duration like 90s, 15m or 1h") from None
 
 
+def _number(text: str, parse: Callable[[str], _N], ok: Callable[[_N], bool], what: str) -> _N:
+    """`text` read by `parse` and in range by `ok`; argparse's error saying it is not
+    `what` otherwise."""
+    try:
+        value = parse(text)
+    except ValueError:
+        value = None
+    if value is None or not ok(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+    return value
+
+
 def _seconds(text: str) -> float:
     """A number of seconds, 0 or more (fractions allowed)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (0 or more)")
-    return value
+    return _number(text, float, lambda v: 0 <= v < float("inf"),
+                   "a number of seconds (0 or more)")
 
 
 def _positive(text: str) -> int:
     """A whole number, 1 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
-    return value
+    return _number(text, int, lambda v: v >= 1, "a whole number of 1 or more")
 
 
 def _port(text: str) -> int:
     """A TCP port: 1 to 65535, or 0 for any free one."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a port: use a number from 1 to 65535 (or 0 for any free port)")
-    return value
+    return _number(text, int, lambda v: 0 <= v <= 65535,
+                   "a port: use a number from 1 to 65535 (or 0 for any free port)")
 
 
 def _bind_address(text: str) -> str:
