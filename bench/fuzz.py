@@ -643,7 +643,7 @@ def _play_to(seed: str, plies: int, blind: bool = False, want_challenge: bool = 
         assert view is not None
         challenges = [m for m in view.legal_moves if view.is_challenge(m)]
         if view.ply >= plies and (challenges or not want_challenge):
-            return pair, mover, pair.peer(mover.peer_role)
+            return pair, mover, pair.peer(mover.other_role)
         quiet = [m for m in view.legal_moves if not view.is_challenge(m)]
         mover.move(rng.choice(quiet or view.legal_moves))
         pair.deliver()

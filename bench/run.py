@@ -211,7 +211,7 @@ def challenge_cpu(mode: ChallengeMode, runs: int) -> dict[str, float]:
                 break
             challenges = [m for m in view.legal_moves if view.is_challenge(m)]
             if challenges:
-                other = pair.peer(mover.peer_role)
+                other = pair.peer(mover.other_role)
                 move = rng.choice(challenges)
                 a = d = 0.0
                 t = time.process_time()

@@ -68,7 +68,7 @@ class Scenario:
 
 
 def _deliver_one(pair: Pair, sender: GotgPeer, data: bytes) -> Result:
-    receiver = pair.peer(sender.peer_role)
+    receiver = pair.peer(sender.other_role)
     try:
         receiver.receive(data)
     except RemoteProtocolError as exc:
@@ -277,7 +277,7 @@ def defender_lies(seed: int) -> Result:
     rng = random.Random(seed)
     move = _play_until(pair, rng, _a_challenge)
     attacker = pair.host if pair.host.my_turn else pair.joiner
-    cheater = pair.peer(attacker.peer_role)
+    cheater = pair.peer(attacker.other_role)
     attacker.move(move)
     for data in attacker.data_to_send():
         cheater.receive(data)
@@ -461,8 +461,8 @@ def move_after_resigning(seed: int) -> Result:
     ply = view.ply
     cheater.resign()
     for data in cheater.data_to_send():
-        pair.peer(cheater.peer_role).receive(data)
-    pair.peer(cheater.peer_role).data_to_send()  # the honest side's audit: never delivered
+        pair.peer(cheater.other_role).receive(data)
+    pair.peer(cheater.other_role).data_to_send()  # the honest side's audit: never delivered
     data = forge(cheater, "move", {"ply": ply, "from": move.from_square, "to": move.to_square})
     return _deliver_one(pair, cheater, data)
 
@@ -527,7 +527,7 @@ def limit_filling_game(seed: int = 1, over: bool = False) -> Result:
 def _finish_with_resignation(pair: Pair, resigner: GotgPeer) -> None:
     resigner.resign()
     for data in resigner.data_to_send():  # the resignation and the resigner's audit
-        pair.peer(resigner.peer_role).receive(data)
+        pair.peer(resigner.other_role).receive(data)
 
 
 def audit_false_opening(seed: int) -> Result:
@@ -603,7 +603,7 @@ def stall_on_challenge(seed: int) -> Result:
     rng = random.Random(seed)
     move = _play_until(pair, rng, _a_challenge)
     attacker = pair.host if pair.host.my_turn else pair.joiner
-    cheater = pair.peer(attacker.peer_role)
+    cheater = pair.peer(attacker.other_role)
     attacker.move(move)
     for data in attacker.data_to_send():
         cheater.receive(data)
@@ -657,7 +657,7 @@ class CheatingPeer(GotgPeer):
     def _attacker_point(self, pid: int) -> bytes:
         if self.fake_rank is None:
             return super()._attacker_point(pid)
-        S = self.flow.reveals[self.peer_role].ot
+        S = self.flow.reveals[self.other_role].ot
         assert S is not None and self._own is not None
         return ot.receiver_choose(self._own.seed, len(self.flow.blind_log), S,
                                   int(self.fake_rank) + 1)[1]
@@ -669,13 +669,13 @@ class CheatingPeer(GotgPeer):
             if self.withhold_outcome:
                 return []
             if self.fake_rank is not None:  # decrypt the slot it really chose
-                S = self.flow.reveals[self.peer_role].ot
+                S = self.flow.reveals[self.other_role].ot
                 assert S is not None
                 x = ot.receiver_scalar(own.seed, pending.n)
                 token = ot.receiver_decrypt(x, S, pending.point, self._gid, pending.n,
                                             int(self.fake_rank) + 1, pending.cts)
                 return self._send("blind_outcome", {"ply": pending.ply, "token": token})
-        if pending is not None and pending.attacker == self.peer_role and not pending.cts and (
+        if pending is not None and pending.attacker == self.other_role and not pending.cts and (
                 self.garble_slot is not None or self.rotate_outcomes):
             gid, game = self._gid, self.flow.game
             assert game is not None
@@ -920,7 +920,7 @@ def claim_instead_of_reply(seed: int) -> Result:
     pair = _to_play_with(seed, TIMED)
     move = _play_until(pair, random.Random(seed), _a_challenge)
     attacker = pair.host if pair.host.my_turn else pair.joiner
-    cheater = pair.peer(attacker.peer_role)
+    cheater = pair.peer(attacker.other_role)
     attacker.move(move)
     for data in attacker.data_to_send():
         cheater.receive(data)
@@ -991,7 +991,7 @@ def blind_table_crossing_resignation(seed: int) -> Result:
     pair.handshake(rng=random.Random(seed))
     move = _play_until(pair, random.Random(seed), _a_challenge)
     attacker = pair.host if pair.host.my_turn else pair.joiner
-    defender = pair.peer(attacker.peer_role)
+    defender = pair.peer(attacker.other_role)
     attacker.move(move)
     for data in attacker.data_to_send():
         defender.receive(data)
@@ -1008,7 +1008,7 @@ def time_claim_crossing_resignation(seed: int) -> Result:
     (a fact) decides, on both sides, and nobody is convicted."""
     pair = _to_play_with(seed, TIMED)
     mover = pair.host if pair.host.my_turn else pair.joiner
-    claimant = pair.peer(mover.peer_role)
+    claimant = pair.peer(mover.other_role)
     claimant.claim_forfeit("time")
     mover.resign()
     pair.deliver()
@@ -1023,7 +1023,7 @@ def crossing_abandonment_claims(seed: int) -> Result:
     view = _view(mover)
     mover.move(next(m for m in view.legal_moves if not view.is_challenge(m)))
     lost = mover.data_to_send()
-    waiting = pair.peer(mover.peer_role)
+    waiting = pair.peer(mover.other_role)
     mover.claim_forfeit("abandoned")
     waiting.claim_forfeit("abandoned")
     for data in lost:
@@ -1046,15 +1046,15 @@ def _crossing_end_at_a_challenge(seed: int, options: RuleOptions, ending: str) -
             target = view.piece_at(move.to_square)
             if view.is_challenge(move) and target is not None \
                     and _own_rank_on(peer, move.from_square) is not Rank.FLAG \
-                    and pair.peer(peer.peer_role).own_setup is not None \
-                    and _own_rank_on(pair.peer(peer.peer_role), move.to_square) \
+                    and pair.peer(peer.other_role).own_setup is not None \
+                    and _own_rank_on(pair.peer(peer.other_role), move.to_square) \
                     is not Rank.FLAG:
                 return move
         return None
 
     move = _play_until(pair, rng, safe_challenge)
     attacker = pair.host if pair.host.my_turn else pair.joiner
-    defender = pair.peer(attacker.peer_role)
+    defender = pair.peer(attacker.other_role)
     attacker.move(move)
     for data in attacker.data_to_send():
         defender.receive(data)
@@ -1112,7 +1112,7 @@ def turn_action_crossing_a_turn(seed: int) -> Result:
     both files."""
     pair = _to_play(seed)
     mover = pair.host if pair.host.my_turn else pair.joiner
-    cheater = pair.peer(mover.peer_role)
+    cheater = pair.peer(mover.other_role)
     view = _view(mover)
     before = mover.flow.senders[mover.role].hashes[-1]
     mover.move(next(m for m in view.legal_moves if not view.is_challenge(m)), offer_draw=True)
@@ -1127,7 +1127,7 @@ def disputed_time_claim(seed: int) -> Result:
     """A move-time claim that the claimed side, present and disagreeing, disputes."""
     pair = _to_play_with(seed, TIMED)
     mover = pair.host if pair.host.my_turn else pair.joiner
-    claimant = pair.peer(mover.peer_role)
+    claimant = pair.peer(mover.other_role)
     claimant.claim_forfeit("time")
     pair.deliver()
     claim = max(mover.flow.claims[claimant.role])
@@ -1170,7 +1170,7 @@ def claim_after_the_end(seed: int) -> Result:
     """A time claim from a side that had already seen the game end."""
     pair = _to_play_with(seed, TIMED)
     cheater = pair.host if pair.host.my_turn else pair.joiner
-    honest = pair.peer(cheater.peer_role)
+    honest = pair.peer(cheater.other_role)
     honest.resign()
     pair.deliver()
     return _deliver_one(pair, cheater, forge(cheater, "forfeit_claim", {"reason": "time"}))
@@ -1209,7 +1209,7 @@ def repeated_map_key(seed: int) -> Result:
     first = moves[0]
     second = next(m for m in moves if m.to_square != first.to_square)
     flow = cheater.flow
-    peer_hashes = flow.senders[cheater.peer_role].hashes
+    peer_hashes = flow.senders[cheater.other_role].hashes
     fields: list[tuple[str, Any]] = [
         ("t", "move"), ("seq", flow.next_seq(cheater.role)),
         ("prev", flow.last_hash(cheater.role)), ("ack", peer_hashes[-1]),

@@ -110,7 +110,7 @@ def _apply(local: _Local, event: str, data: bytes | None, plan: Plan,
         elif action is not None:
             action(peer)
     except RemoteProtocolError as exc:
-        raise _Broken(f"the {peer.role} refused a message of the honest {peer.peer_role}: "
+        raise _Broken(f"the {peer.role} refused a message of the honest {peer.other_role}: "
                       f"{exc}") from None
     except LocalProtocolError as exc:
         raise _Broken(f"the {peer.role} could not do its honest action {event}: {exc}") \
@@ -163,7 +163,7 @@ def _scripted(peer: GotgPeer, plan: Plan) -> tuple[str, Callable[[GotgPeer], Any
 
 def claim_allowed(peer: GotgPeer, reason: str) -> bool:
     """Whether an honest driver's timer could fire a claim of `reason` in this view."""
-    flow, me, them = peer.flow, peer.role, peer.peer_role
+    flow, me, them = peer.flow, peer.role, peer.other_role
     if reason == "audit":
         return (flow.is_over and len(flow.reveals) == 2 and me in flow.audits
                 and them not in flow.audits and flow.audit_claim is None)
@@ -199,7 +199,7 @@ def _choices(local: _Local, plan: Plan, used: frozenset[str]
                 and claim_allowed(peer, reason):
             yield f"claim-{reason}-{role}", _claiming(reason)
     if "dispute" in plan.extras and role not in flow.disputes:
-        theirs = flow.claims[peer.peer_role]
+        theirs = flow.claims[peer.other_role]
         if theirs:
             claim = min(theirs)
             yield f"dispute-{role}", lambda p: p.dispute(claim)

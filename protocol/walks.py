@@ -198,7 +198,7 @@ class Walk:
             if claim_allowed(peer, reason):
                 found.append(("claim", f"claim-{reason}", partial(GotgPeer.claim_forfeit,
                                                                   reason=reason)))
-        for claim in sorted(flow.claims[peer.peer_role]):
+        for claim in sorted(flow.claims[peer.other_role]):
             if role not in flow.disputes:
                 found.append(("dispute", f"dispute{claim}", partial(GotgPeer.dispute, claim=claim)))
         return found

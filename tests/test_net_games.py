@@ -191,7 +191,7 @@ class WatchedChannel(FramedChannel):
                 self.checked["msg"] += 1
             elif ctl["ctl"] == "bye":  # "I hold N of yours": those N must be durable
                 on_disk = parse(data[:durable]).messages
-                held = sum(1 for sender, _ in on_disk if sender == self.session.peer.peer_role)
+                held = sum(1 for sender, _ in on_disk if sender == self.session.peer.other_role)
                 assert held >= ctl["have"], "bye counted messages that were not yet durable"
                 self.checked["bye"] += 1
         await super().send(frame)

@@ -21,7 +21,7 @@ def next_body(peer: Peer, type_: str, fields: dict[str, Any], *, seq: int | None
     """The body of a message from `peer` saying `fields`, with the chain fields its next
     honest message would carry (each of them replaced when given)."""
     flow = peer.flow
-    peer_hashes = flow.senders[peer.peer_role].hashes
+    peer_hashes = flow.senders[peer.other_role].hashes
     return Body(
         type_,
         flow.next_seq(peer.role) if seq is None else seq,

@@ -256,7 +256,7 @@ class AppState:
         if self.mode is Mode.BOT:
             return f"the bot ({self.bot_level})"
         peer = self.peer
-        key = peer.flow.key_of(peer.peer_role) if peer is not None else None
+        key = peer.flow.key_of(peer.other_role) if peer is not None else None
         if key is None and self.peer_name is None:
             return "your opponent"
         return who(self.peer_name, key)
