@@ -421,7 +421,6 @@ def _words(exc: BaseException) -> str:
 def _host_many(args: argparse.Namespace, config) -> int:
     """Many games at once with the bot, until SIGINT/SIGTERM or --games-total games."""
     import dataclasses
-    import signal
 
     import trio
 
@@ -435,10 +434,6 @@ def _host_many(args: argparse.Namespace, config) -> int:
     if args.games_per_address is not None:
         config.admission = dataclasses.replace(config.admission,
                                                games_per_source=args.games_per_address)
-
-    def game_over(number: int, session) -> None:
-        what = _ended_words(session) or "not finished (the other player stayed away)"
-        _say(f"game {number} over: {what}; transcript: {session.path}")
 
     async def main_task() -> None:
         # (each game's bot is seeded on its own: `seat_seed`)
@@ -457,20 +452,12 @@ def _host_many(args: argparse.Namespace, config) -> int:
                 stats = await host_many(
                     config, runner, args.max_games,
                     games_total=args.games_total, action_limit=action_limit,
-                    on_status=_status, on_game_end=game_over, stop=stop,
+                    on_status=_status, on_game_end=_game_over, stop=stop,
                     task_status=task_status)
                 result.append(stats)
                 nursery.cancel_scope.cancel()
 
-            async def stop_on_signal() -> None:
-                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    async for signum in signals:
-                        _status(f"{signal.Signals(signum).name}: stopping; unfinished games "
-                                "resume when this host runs again")
-                        stop.set()
-                        return
-
-            nursery.start_soon(stop_on_signal)
+            nursery.start_soon(_stop_on_signal, stop)
             hosting = await nursery.start(run)
             _say(f"rules: {config.options.describe()}")
             _say(f"invite: {one_invite(hosting.invites)}")  # (README: why v2)
@@ -491,6 +478,26 @@ def _host_many(args: argparse.Namespace, config) -> int:
               f"{s.finished} ended, "
               f"{s.refused_full} joiners refused as the host was full", flush=True)
     return 0
+
+
+def _game_over(number: int, session) -> None:
+    """The many-game host's line on each game that ends."""
+    what = _ended_words(session) or "not finished (the other player stayed away)"
+    _say(f"game {number} over: {what}; transcript: {session.path}")
+
+
+async def _stop_on_signal(stop) -> None:
+    """SIGINT or SIGTERM stops the many-game host (its unfinished games are kept)."""
+    import signal
+
+    import trio
+
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            _status(f"{signal.Signals(signum).name}: stopping; unfinished games "
+                    "resume when this host runs again")
+            stop.set()
+            return
 
 
 async def _host_and_report(config, runner, task_status=None) -> None:
