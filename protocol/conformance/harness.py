@@ -475,9 +475,13 @@ class Joiner:
 
     def forge(self, type_: str, fields: dict, key: Ed25519PrivateKey | None = None,
               **chain: Any) -> bytes:
-        """A message signed with our key (or `key`) saying whatever the case wants, with
-        our next message's chain fields unless told otherwise (`forging.next_body`)."""
-        return seal(key or self.key, next_body(self.peer, type_, fields, **chain)).encode()
+        """A message signed with our key saying whatever the case wants (`forging.forge`:
+        `record=True` counts it as sent by our GotgPeer), or with another `key`: then it
+        proves nothing about us (SPEC 2.3), and only its chain fields are our next
+        message's (`forging.next_body`)."""
+        if key is None:
+            return forge(self.peer, type_, fields, **chain)
+        return seal(key, next_body(self.peer, type_, fields, **chain)).encode()
 
     def resign_body(self, data: bytes, type_: str | None = None, drop: tuple[str, ...] = (),
                     **changes: Any) -> bytes:
