@@ -115,12 +115,12 @@ class Searcher:
 
     def _search(self, game: Game, depth: int, alpha: float, beta: float) -> float:
         self.nodes += 1
-        if depth == 0 or game.is_over:
-            return evaluate(game, self.team, self.weights)
         budget = self.budget
         if (budget.nodes is not None and self.nodes > budget.nodes) or (
                 self.nodes % 64 == 0 and self.clock() > self._deadline):
             raise _OutOfBudget
+        if depth == 0 or game.is_over:
+            return evaluate(game, self.team, self.weights)
         key = _key(game)
         entry = self._table.get(key)
         first: Action | None = None
