@@ -61,19 +61,28 @@ def evaluate(game: Game, team: int, w: Weights = PLAIN) -> float:
 
 
 def seat_values(game: Game, w: Weights = PLAIN) -> list[float]:
-    """Each seat's value as `evaluate` sums it."""
+    """Each seat's value as `evaluate` sums it (one pass over the board: the search calls
+    this at every position it stops at)."""
     n = game.seats
     heights, pawn, flag = game.heights, game.pawn_owners, game.flag_owners
     options = game.options
     higher = options.capture is CaptureRule.HIGHER
     climb, descent = options.climb_limit, options.descent_limit
     team = [game.team(s) for s in range(n)]
-    points = game.seat_points()
-    values: list[float] = [w.point * p for p in points]
+    if options.bonus_highest_tower or options.bonus_most_pawns:
+        values = [w.point * p for p in game.seat_points()]
+    else:  # (the same, without the bonuses' own pass)
+        table = game.capture_table
+        values = [w.point * sum(table[s * n:(s + 1) * n]) for s in range(n)]
+        for f in flag:
+            if f != NOBODY:
+                values[f] += w.point
     threats: list[list[float]] = [[] for _ in range(n)]
     combos = [0.0] * n  # a build under a pawn, then a capture from the taller tower
     frontier = [0] * n
     free_flags = [0] * n
+    on_board = [0] * n
+    cap, height_weight = w.height_cap, w.height
     for sq in range(25):
         owner = pawn[sq]
         if owner == NOBODY:
@@ -81,8 +90,10 @@ def seat_values(game: Game, w: Weights = PLAIN) -> list[float]:
             if f != NOBODY:
                 free_flags[f] += 1
             continue
+        on_board[owner] += 1
         h = heights[sq]
-        values[owner] += w.height * min(h, w.height_cap)
+        values[owner] += height_weight * (h if h < cap else cap)
+        mine = team[owner]
         best = 0.0
         for dst in NEIGHBOURS[sq]:
             hd = heights[dst]
@@ -94,31 +105,32 @@ def seat_values(game: Game, w: Weights = PLAIN) -> list[float]:
                 if f == owner:
                     continue
                 frontier[owner] += 1
-                gain = w.plant if f == NOBODY else (
-                    w.plant if team[f] == team[owner] else w.take_flag)
-            elif team[other] == team[owner]:
+                gain = w.plant if f == NOBODY or team[f] == mine else w.take_flag
+            elif team[other] == mine:
                 continue
             elif hd < h or (not higher and hd == h):
                 gain = w.capture + w.pawn
             else:
-                if hd == h or (not higher and hd == h + 1):
-                    combos[owner] = max(combos[owner], w.capture + w.pawn)
+                if (hd == h or (not higher and hd == h + 1)) and combos[owner] == 0.0:
+                    combos[owner] = w.capture + w.pawn
                 continue
-            best = max(best, gain)
+            if gain > best:
+                best = gain
         if best:
             threats[owner].append(best)
     to_act, left = game.turn, game.actions_left
     for s in range(n):
-        alive = game.reserve_pawns(s)
-        stuck = alive if free_flags[s] == 0 else 0
-        values[s] += w.pawn * (alive - stuck) + w.reserve_stuck * stuck
-        values[s] += w.pawn * sum(1 for o in pawn if o == s)
-        values[s] += w.frontier * frontier[s]
+        reserve = game.reserve_pawns(s)
+        if free_flags[s] == 0:
+            values[s] += w.reserve_stuck * reserve
+        else:
+            values[s] += w.pawn * reserve
+        values[s] += w.pawn * on_board[s] + w.frontier * frontier[s]
         ranked = sorted(threats[s], reverse=True)
         if s == to_act:
             cash = sum(ranked[:left])
-            if left == 2:
-                cash = max(cash, combos[s])
+            if left == 2 and combos[s] > cash:
+                cash = combos[s]
             values[s] += w.acting * cash
         else:
             values[s] += w.waiting * max(sum(ranked[:2]), combos[s])

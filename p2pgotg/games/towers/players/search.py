@@ -26,7 +26,7 @@ class Budget:
     bound) and at most `seconds` of wall time (None: no deadline), `max_depth` actions
     deep."""
 
-    nodes: int | None = 1200
+    nodes: int | None = 1600
     seconds: float | None = 0.3
     max_depth: int = 8
 
@@ -36,6 +36,9 @@ class _OutOfBudget(Exception):
 
 
 _EXACT, _LOWER, _UPPER = 0, 1, 2
+#: Positions the table keeps from one decision to the next (the second action of a turn
+#: finds the first one's search there) before it starts afresh.
+TABLE_LIMIT = 200_000
 
 
 def _key(game: Game) -> tuple[object, ...]:
@@ -80,7 +83,9 @@ class Searcher:
         if len(legal) == 1:
             return legal[0]
         board = game.copy()  # (an aborted depth leaves pushes behind: search a copy)
-        self.nodes, self._table = 0, {}
+        self.nodes = 0
+        if len(self._table) > TABLE_LIMIT:
+            self._table = {}
         seconds = self.budget.seconds
         self._deadline = math.inf if seconds is None else self.clock() + seconds
         order = sorted(legal, key=lambda a: -order_score(game, a))
