@@ -23,16 +23,14 @@ line; `--start N` begins at game N (to split a run over processes).
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import random
-import sys
 import time
 from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 
-from bench_bot import timing, wilson
+from bench_bot import report, timing, timing_lines, wilson
 
 from p2pgotg.games.towers.players import Budget, RandomPlayer, TowersBot, play_game
 from p2pgotg.games.towers.rules import RuleOptions
@@ -127,10 +125,7 @@ def describe(out: dict) -> str:
              f"{100 * s:.1f}% (95% CI {100 * lo:.1f} to {100 * hi:.1f}%; even "
              f"{100 * out['even']:.0f}%), mean margin {out['mean_margin']:+.1f} points",
              f"  endings: {out['endings']}"]
-    for level, t in out["timing"].items():
-        lines.append(f"  {level}: {t['ms_median']:.2f} ms median, {t['ms_p99']:.2f} ms p99, "
-                     f"{t['ms_max']:.1f} ms max a decision ({t['decisions']} decisions)")
-    return "\n".join(lines)
+    return "\n".join(lines + timing_lines(out["timing"]))
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -155,11 +150,7 @@ def main(argv: list[str] | None = None) -> None:
                                  else args.seconds or None))
     for pairing in args.pairings:
         out = run_pairing(pairing, args.games, args.teams, args.start, budget)
-        print(describe(out), flush=True)
-        if args.out is not None:
-            with args.out.open("a") as f:
-                f.write(json.dumps(out) + "\n")
-    sys.stdout.flush()
+        report(out, describe(out), args.out)
 
 
 if __name__ == "__main__":

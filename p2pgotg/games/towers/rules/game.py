@@ -48,9 +48,9 @@ class Phase(enum.Enum):
     OVER = "over"
 
 
-_LAYER = {sq: a for a in ALL_ACTIONS if a.kind is Kind.LAYER for sq in (a.square,)}
-_SPAWN = {sq: a for a in ALL_ACTIONS if a.kind is Kind.SPAWN for sq in (a.square,)}
-_CLAIM = {sq: a for a in ALL_ACTIONS if a.kind is Kind.CLAIM for sq in (a.square,)}
+_LAYER = {a.square: a for a in ALL_ACTIONS if a.kind is Kind.LAYER}
+_SPAWN = {a.square: a for a in ALL_ACTIONS if a.kind is Kind.SPAWN}
+_CLAIM = {a.square: a for a in ALL_ACTIONS if a.kind is Kind.CLAIM}
 _MOVES: tuple[tuple[tuple[int, Action], ...], ...] = tuple(
     tuple((a.to, a) for a in ALL_ACTIONS if a.kind is Kind.MOVE and a.square == sq
           if a.to is not None)
@@ -401,7 +401,8 @@ class Game:
         for other in self._starts:
             if other != NOBODY and border_distance(sq, other) <= gap:
                 return (f"{square_name(sq)} is too near the start on {square_name(other)}: "
-                        f"at least {gap} border squares must lie between")
+                        f"at least {gap} border square{'s' if gap > 1 else ''} must lie "
+                        "between")
         return None
 
     def _may_place_last(self) -> bool:
