@@ -150,10 +150,22 @@ def describe(out: dict) -> str:
                      f"-{r.get('loss', 0)}: score {100 * s:.1f}% "
                      f"(95% CI {100 * lo:.1f} to {100 * hi:.1f}%)")
     lines.append(f"  endings: {out['endings']}")
-    for level, t in out["timing"].items():
-        lines.append(f"  {level}: {t['ms_median']:.2f} ms median, {t['ms_p99']:.2f} ms p99, "
-                     f"{t['ms_max']:.1f} ms max a decision ({t['decisions']} decisions)")
-    return "\n".join(lines)
+    return "\n".join(lines + timing_lines(out["timing"]))
+
+
+def timing_lines(timings: dict) -> list[str]:
+    """One line per level: its decision times (`timing`'s figures)."""
+    return [f"  {level}: {t['ms_median']:.2f} ms median, {t['ms_p99']:.2f} ms p99, "
+            f"{t['ms_max']:.1f} ms max a decision ({t['decisions']} decisions)"
+            for level, t in timings.items()]
+
+
+def report(out: dict, text: str, path: Path | None) -> None:
+    """Print a pairing's figures, and append them to `path` as a JSON line."""
+    print(text, flush=True)
+    if path is not None:
+        with path.open("a") as f:
+            f.write(json.dumps(out) + "\n")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -168,10 +180,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     for pairing in args.pairings:
         out = run_pairing(pairing, args.games, ChallengeMode(args.mode), start_game=args.start)
-        print(describe(out), flush=True)
-        if args.out is not None:
-            with args.out.open("a") as f:
-                f.write(json.dumps(out) + "\n")
+        report(out, describe(out), args.out)
     sys.stdout.flush()
 
 
