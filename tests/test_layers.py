@@ -119,3 +119,19 @@ def test_the_check_sees_a_forbidden_import(tmp_path: Path) -> None:
     source.write_text("def f():\n    from p2pgotg.net.session import GameSession\n")
     assert "p2pgotg.net.session" in imported_modules(source)
     assert layer_of("p2pgotg.net.session") == "net"
+
+
+def test_a_games_rules_engine_and_bot_import_no_protocol() -> None:
+    """A game's rules engine is pure (it imports only itself), and its bot only the rules
+    and itself: both run without the protocol, the network or a screen."""
+    wrong = []
+    for game in sorted(p for p in (PACKAGE / "games").iterdir() if p.is_dir()):
+        for part, allowed in (("rules", {"rules"}), ("players", {"rules", "players"})):
+            for path in sorted((game / part).rglob("*.py")):
+                for module in imported_modules(path):
+                    parts = module.split(".")
+                    if parts[0] != "p2pgotg":
+                        continue
+                    if parts[1:3] != ["games", game.name] or parts[3] not in allowed:
+                        wrong.append(f"{path.relative_to(PACKAGE.parent)} imports {module}")
+    assert not wrong, "\n".join(wrong)
