@@ -32,11 +32,10 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2pgotg.games import replay
-from p2pgotg.games.gotg.flow import DUTIES
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.protocol.errors import LocalProtocolError, RemoteProtocolError
 from p2pgotg.protocol.flow import HOST, JOINER, Phase, other
-from p2pgotg.protocol.peer import Record
+from p2pgotg.protocol.peer import Peer, Record
 from p2pgotg.protocol.referee import Finding
 from p2pgotg.protocol.transcript import Transcript
 from p2pgotg.rules import ChallengeMode, FlagRule, Move, Rank, RuleOptions, Setup, Side
@@ -161,23 +160,21 @@ def _scripted(peer: GotgPeer, plan: Plan) -> tuple[str, Callable[[GotgPeer], Any
     return None
 
 
-def claim_allowed(peer: GotgPeer, reason: str) -> bool:
-    """Whether an honest driver's timer could fire a claim of `reason` in this view."""
+def claim_allowed(peer: Peer, reason: str) -> bool:
+    """Whether an honest driver's timer could fire a claim of `reason` in this view: the
+    other side owes something and this one nothing, and, for a time claim, what is owed has
+    a limit (an automatic answer or a setup does; a move or a Towers action only when a
+    clock is set); an audit claim once this side's audit is in and the other's is not."""
     flow, me, them = peer.flow, peer.role, peer.other_role
     if reason == "audit":
-        return (flow.is_over and len(flow.reveals) == 2 and me in flow.audits
-                and them not in flow.audits and flow.audit_claim is None)
+        return (flow.is_over and flow.audit_follows() and me in flow.audit_seq
+                and them not in flow.audit_seq and flow.audit_claim is None)
     if flow.is_over or flow.game_id is None or flow.owes(me) is not None:
         return False
     owed = flow.owes(them)
     if owed is None:
         return False
-    if reason == "abandoned":
-        return True
-    options = flow.options
-    assert options is not None
-    return owed in DUTIES or owed == "setup" or (
-        owed == "move" and bool(options.clock_seconds or options.move_seconds))
+    return reason == "abandoned" or not flow.timed_by_clock(owed) or flow.clocked()
 
 
 def _claiming(reason: str) -> Callable[[GotgPeer], Any]:

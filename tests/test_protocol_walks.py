@@ -29,6 +29,25 @@ def test_random_walks_of_honest_peers_end_clean_with_one_verdict() -> None:
         assert how in endings, how
 
 
+#: The Towers walks the suite runs (its games are longer in messages).
+TOWERS_QUICK = 200
+
+
+@pytest.mark.slow
+def test_random_walks_of_honest_towers_players_end_clean_with_one_verdict() -> None:
+    """The same promise for Towers (SPEC 4.11): every honest action of both players and the
+    network, both variants, with and without a clock."""
+    counts = walk(range(TOWERS_QUICK), game="towers")
+    assert not counts.failures, "\n".join(f.describe() for f in counts.failures[:3])
+    assert len(counts.end_states) > TOWERS_QUICK * 0.9
+    for kind in ("deliver", "decide", "chat", "resign", "claim", "dispute", "drop", "crash"):
+        assert counts.seen.get(kind, 0) > 10, kind
+    endings = " ".join(counts.results)
+    for how in ("resignation", "all_flags_planted", "draw_agreed", "time_forfeit",
+                "abandonment"):
+        assert how in endings, how
+
+
 def test_a_walk_is_reproducible_from_its_seed() -> None:
     first, second = Walk(42, walk_options(42)), Walk(42, walk_options(42))
     assert first.run() == second.run() and first.steps == second.steps

@@ -311,3 +311,40 @@ def test_three_colours_need_three_players() -> None:
     with pytest.raises(LocalProtocolError):
         TowersPeer(HOST, det_key("three"), TLS_FP, RuleOptions(seats=3),
                    DetRand("three")).start()
+
+
+def test_setup_actions_that_crossed_a_claim_at_the_coin_are_judged_not_convicted() -> None:
+    """Found by the Towers walks: the host claims while the joiner owes its coin's opening
+    (a duty with a limit, SPEC 2.6); the joiner, not yet seeing the claim, opens its coin and,
+    playing first, makes its first setup choice. Both crossed the claim: the host must judge
+    them on the game the joiner saw (SPEC 2.4, crossing the end), and both files must give
+    the claim's verdict."""
+    for n in range(64):  # a table where the coin makes the joiner play first
+        host = TowersPeer(HOST, det_key(f"coin/{n}/host"), TLS_FP, RuleOptions(),
+                          DetRand(f"coin/{n}/host"))
+        joiner = TowersPeer(JOINER, det_key(f"coin/{n}/joiner"), TLS_FP, None,
+                            DetRand(f"coin/{n}/joiner"))
+        host.start()
+        joiner.receive(host.data_to_send()[0])
+        joiner.accept()
+        host.receive(joiner.data_to_send()[0])  # (the host's coin follows at once)
+        coin = host.data_to_send()
+        joiner.receive(coin[0])  # (the joiner's coin_open follows at once)
+        if joiner.my_turn:
+            break
+    else:
+        raise AssertionError("no coin made the joiner first in 64 tables")
+    claim_events = host.claim_forfeit("abandoned")
+    assert any(isinstance(e, GameEnded) for e in claim_events)
+    joiner.act(Action.from_text("@a1"))
+    for data in joiner.data_to_send():  # the coin's opening, then the setup choice
+        host.receive(data)
+    for data in host.data_to_send():
+        joiner.receive(data)
+    assert host.failed is None and joiner.failed is None
+    verdict = host.flow.verdict
+    assert verdict is not None and verdict == joiner.flow.verdict and verdict.clean
+    assert verdict.claimants == (HOST,) and verdict.winner == HOST
+    for peer in (host, joiner):
+        report = replay(_transcript(peer))
+        assert report.verdict == verdict
