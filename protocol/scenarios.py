@@ -1462,9 +1462,11 @@ def transcript_bytes(result: Result) -> bytes:
 def write_transcripts(outdir: Path, seed: int = 1) -> dict[str, dict[str, Any]]:
     """Write each scenario's honest-side transcript (both sides' files, named `-host` and
     `-joiner`, when the scenario keeps both) and a manifest of expected verdicts."""
+    from protocol.towers_scenarios import TOWERS_SCENARIOS
+
     outdir.mkdir(parents=True, exist_ok=True)
     manifest = {}
-    for scenario in SCENARIOS:
+    for scenario in SCENARIOS + TOWERS_SCENARIOS:
         result = scenario.run(seed)
         owner = result.honest.role
         cheater = (scenario.cheater or other(owner)) if scenario.rule else None

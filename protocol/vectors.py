@@ -1,6 +1,7 @@
 """Test vectors for other implementations: fixed inputs, the hex bytes they must produce.
 
     python -m protocol.vectors > protocol/vectors.json
+    python -m protocol.vectors --towers > protocol/vectors-towers.json
 """
 
 from __future__ import annotations
@@ -146,6 +147,54 @@ def make_vectors() -> dict[str, Any]:
     }
 
 
+#: Towers actions and their codes (SPEC 4.9): the first and last of each kind, and moves
+#: in each direction.
+_TOWERS_ACTIONS = ("+a1", "+e5", "*a1", "*e5", "@a1", "@e5", "a1-a2", "a1-b1", "c3-c4",
+                   "c3-d3", "c3-c2", "c3-b3", "e5-d5")
+
+
+def make_towers_vectors() -> dict[str, Any]:
+    """Towers' test vectors (SPEC 4.9 to 4.11): its options' bytes, its game id, action
+    codes, and the signed `action` messages of a game's first choices."""
+    from p2pgotg.crypto.hashing import TAG_GAME_TOWERS
+    from p2pgotg.games.towers import messages  # noqa: F401  (registers `action`)
+    from p2pgotg.games.towers.rules.actions import Action
+    from p2pgotg.games.towers.rules.options import CaptureRule
+    from p2pgotg.games.towers.rules.options import RuleOptions as TowersOptions
+
+    host_sk, joiner_sk = key_from_seed(_bytes("host seed")), key_from_seed(_bytes("joiner seed"))
+    host_key, joiner_key = public_bytes(host_sk), public_bytes(joiner_sk)
+    options = TowersOptions(seats=4, teams=True, capture=CaptureRule.NOT_LOWER, start_gap=1,
+                            bonus_most_pawns=True, clock_seconds=900, turn_seconds=60)
+    host_nonce, joiner_nonce = _bytes("host nonce"), _bytes("joiner nonce")
+    gid = game_id(host_nonce, joiner_nonce, host_key, joiner_key, 1, options.to_bytes(),
+                  TAG_GAME_TOWERS)
+    bodies = [Body("action", 3, _bytes("prev"), _bytes("ack"), gid,
+                   {"ply": 0, "code": Action.from_text("@a1").code()}),
+              Body("action", 9, _bytes("prev 2"), _bytes("ack 2"), gid,
+                   {"ply": 14, "code": Action.from_text("c3-c4").code(), "draw": True})]
+    envelopes = [seal(host_sk, body) for body in bodies]
+    return {
+        "about": "p2pgotg Towers test vectors (SPEC 4.9 to 4.11); inputs are SHA-256 of the "
+                 "given labels, keys as in vectors.json",
+        "game_id": {
+            "host_nonce": host_nonce.hex(), "joiner_nonce": joiner_nonce.hex(),
+            "host_public": host_key.hex(), "joiner_public": joiner_key.hex(), "version": 1,
+            "options": options.to_dict(), "options_bytes": options.to_bytes().hex(),
+            "tag": TAG_GAME_TOWERS.decode(), "game_id": gid.hex(),
+        },
+        "action_codes": [{"action": text, "code": Action.from_text(text).code()}
+                         for text in _TOWERS_ACTIONS],
+        "refused_codes": [77, 92, 175, -1],
+        "actions": [{"fields": dict(body.fields), "body": env.body_bytes.hex(),
+                     "signature": env.signature.hex(), "envelope": env.encode().hex(),
+                     "body_hash": body_hash(env.body_bytes).hex()}
+                    for body, env in zip(bodies, envelopes, strict=True)],
+    }
+
+
 if __name__ == "__main__":
-    json.dump(make_vectors(), sys.stdout, indent=2, sort_keys=True)
+    towers = sys.argv[1:] == ["--towers"]
+    json.dump(make_towers_vectors() if towers else make_vectors(), sys.stdout, indent=2,
+              sort_keys=True)
     sys.stdout.write("\n")

@@ -133,6 +133,21 @@ def test_every_row_of_the_threat_table_has_a_transcript() -> None:
     assert exits <= {e["exit"] for e in EXPECTED.values()}
 
 
+def test_every_row_of_the_towers_threat_table_has_a_transcript() -> None:
+    """SPEC 4.11's table of Towers cheats: each rule it names is convicted in a recorded
+    Towers game (`towers-*.gtr`), and the honest Towers games give exit 0."""
+    spec = (Path(__file__).parent.parent / "SPEC.md").read_text()
+    chapter = spec[spec.index("### 4.11"):spec.index("### 4.12")]
+    table = chapter[chapter.index("| cheat |"):]
+    rows = [line.split("|")[1:-1] for line in table.splitlines()
+            if line.startswith("| ") and not line.startswith("| cheat")]
+    assert len(rows) >= 5
+    named = {name for row in rows for name in re.findall(r"`([a-z_-]+)`", row[-2])}
+    towers = {n: e for n, e in EXPECTED.items() if n.startswith("towers-")}
+    assert named - {e["rule"] for e in towers.values() if e["rule"]} == set()
+    assert {e["exit"] for e in towers.values()} == {0, 1, 4}
+
+
 def _played_game(tmp_path: Path, name: str, seed: int, moves: int, resign: bool) -> Path:
     """A real game's host transcript: the handshake, `moves` random moves, then the
     joiner's resignation and both audits if `resign`."""

@@ -21,55 +21,7 @@ from p2pgotg.protocol.peer import Peer
 from p2pgotg.protocol.transcript import Transcript
 from p2pgotg.testing.forging import forge
 from p2pgotg.testing.pair import TLS_FP, DetRand, det_key
-
-
-class Table:
-    """Two Towers peers back to back in memory."""
-
-    def __init__(self, options: RuleOptions | None = None, seed: str = "towers") -> None:
-        self.host = TowersPeer(HOST, det_key(f"{seed}/host"), TLS_FP,
-                               options or RuleOptions(), DetRand(f"{seed}/host"))
-        self.joiner = TowersPeer(JOINER, det_key(f"{seed}/joiner"), TLS_FP, None,
-                                 DetRand(f"{seed}/joiner"))
-        self.host.start()
-        self.deliver()
-        self.joiner.accept()
-        self.deliver()
-
-    def deliver(self) -> None:
-        while True:
-            moved = False
-            for sender, receiver in ((self.host, self.joiner), (self.joiner, self.host)):
-                for data in sender.data_to_send():
-                    receiver.receive(data)
-                    moved = True
-            if not moved:
-                return
-
-    def to_act(self) -> TowersPeer:
-        peer = self.host if self.host.my_turn else self.joiner
-        assert peer.my_turn
-        return peer
-
-    def other(self, peer: TowersPeer) -> TowersPeer:
-        return self.joiner if peer is self.host else self.host
-
-    def play(self, text: str, offer_draw: bool = False) -> None:
-        peer = self.to_act()
-        assert peer.view is not None
-        peer.act(Action.from_text(text), offer_draw)
-        self.deliver()
-
-    def play_random(self, rng: random.Random, limit: int = 2000) -> list[Action]:
-        played = []
-        while not self.host.flow.is_over and len(played) < limit:
-            peer = self.to_act()
-            assert peer.view is not None
-            action = rng.choice(peer.view.legal_actions)
-            peer.act(action)
-            played.append(action)
-            self.deliver()
-        return played
+from p2pgotg.testing.towers import Table
 
 
 def _transcript(peer: Peer) -> Transcript:
