@@ -34,6 +34,7 @@ from p2pgotg.protocol import HOST, JOINER, Phase, parse
 from p2pgotg.rules import ChallengeMode, Game, Rank, RuleOptions, Setup
 from p2pgotg.selfplay import play_one
 from p2pgotg.testing.pair import Pair
+from p2pgotg.testing.towers import Table
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -190,6 +191,85 @@ async def _until(session: GameSession, condition) -> None:
     with trio.fail_after(30):
         while not condition():
             await session.wait_changed()
+
+
+def towers_latency_samples(rounds: int) -> list[float]:
+    """As many Towers games of `towers_session_latency` as it takes for `rounds` samples."""
+    got: list[float] = []
+    for seed in range(1, 200):
+        if len(got) >= rounds:
+            break
+        got += trio.run(towers_session_latency, seed)
+    return got
+
+
+async def towers_session_latency(seed: int) -> list[float]:
+    """Two Towers GameSessions over real TLS on loopback, as `session_latency` does for Game
+    of the Generals: from the host's action that ends its turn until the joiner's answering
+    action arrives (one round trip through both state machines, one signed action each way)."""
+    cert, key = make_certificate()
+    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
+    port = listener.socket.getsockname()[1]
+    table = Table(seed=f"bench-towers-{seed}", start=False)
+    peers = {HOST: table.host, JOINER: table.joiner}
+    limits = Timeouts(silence=120, keepalive=60)
+    base = Path(os.environ.get("TMPDIR", "/tmp")) / f"p2pgotg-bench-t-{os.getpid()}-{seed}"
+    sessions = {role: GameSession(peers[role], base / role, b"\x00" * 16, limits)
+                for role in (HOST, JOINER)}
+    stream_ready = trio.Event()
+    server_stream: list = []
+
+    async def accept(tcp: trio.SocketStream) -> None:
+        ssl_stream = trio.SSLStream(tcp, server_context(cert, key), server_side=True)
+        await ssl_stream.do_handshake()
+        server_stream.append(ssl_stream)
+        stream_ready.set()
+        await trio.sleep_forever()
+
+    times: list[float] = []
+    rng = random.Random(seed)
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(trio.serve_listeners, accept, [listener])
+        tcp = await trio.open_tcp_stream("127.0.0.1", port)
+        tcp.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        client = trio.SSLStream(tcp, client_context())
+        await client.do_handshake()
+        await stream_ready.wait()
+        channels = {JOINER: FramedChannel(client, keepalive_interval=None, silence_timeout=None),
+                    HOST: FramedChannel(server_stream[0], keepalive_interval=None,
+                                        silence_timeout=None)}
+        for role in (HOST, JOINER):
+            nursery.start_soon(sessions[role].run_connection, channels[role], 0)
+        host, joiner = sessions[HOST], sessions[JOINER]
+        host.perform(lambda p: p.start())
+        await _until(joiner, lambda: HOST in peers[JOINER].flow.hellos)
+        joiner.perform(lambda p: p.accept())
+        await _until(host, lambda: peers[HOST].view is not None)
+        await _until(joiner, lambda: peers[JOINER].view is not None)
+        while not peers[HOST].flow.is_over:
+            mover = host if peers[HOST].my_turn else joiner
+            other = joiner if mover is host else host
+            view = mover.peer.view
+            ply = view.ply
+            action = rng.choice(view.legal_actions)
+            ends_turn = mover is host and view.actions_left == 1 and not peers[HOST].in_setup
+            t = time.perf_counter()
+            mover.perform(lambda p, a=action: p.act(a))
+            await _until(other, lambda o=other, ply=ply: o.peer.view.ply > ply
+                         or o.peer.flow.is_over)
+            if ends_turn and peers[JOINER].my_turn and not peers[JOINER].flow.is_over:
+                jview = peers[JOINER].view
+                answer = rng.choice(jview.legal_actions)
+                joiner.perform(lambda p, a=answer: p.act(a))
+                await _until(host, lambda ply=ply: peers[HOST].view.ply > ply + 1
+                             or peers[HOST].flow.is_over)
+                times.append(time.perf_counter() - t)
+            await _until(mover, lambda m=mover, ply=ply: m.peer.view.ply > ply
+                         or m.peer.flow.is_over)
+        nursery.cancel_scope.cancel()
+    for s in sessions.values():
+        s.close()
+    return times
 
 
 # -- 2. CPU cost of one challenge, open and blind --------------------------------------------
@@ -419,6 +499,11 @@ def main(argv: list[str] | None = None) -> None:
     blat = latency_samples(RuleOptions(challenge_mode=ChallengeMode.BLIND), 0, 20 * k)
     figures["latency"]["blind_challenge_median_ms"] = median(blat["challenge"]) * 1e3
     figures["latency"]["blind_samples"] = len(blat["challenge"])
+    towers = towers_latency_samples(100 * k)
+    figures["latency"]["towers_action_rtt_median_ms"] = median(towers) * 1e3
+    figures["latency"]["ratio_towers_action_to_generals_move"] = (
+        median(towers) / median(lat["plain_rtt"]))
+    figures["latency"]["towers_samples"] = len(towers)
     print("latency (TLS loopback, both state machines in this process):")
     for key, value in figures["latency"].items():
         print(f"  {key}: {value:.3f}" if isinstance(value, float) else f"  {key}: {value}")
