@@ -80,10 +80,10 @@ class Searcher:
         """The best action found for the seat to act (which plays for `team`); ties are
         broken by `rng`, so a fixed seed and a node budget repeat a choice exactly."""
         legal = game.legal_actions
+        self.nodes = self.depth_reached = 0
         if len(legal) == 1:
             return legal[0]
         board = game.copy()  # (an aborted depth leaves pushes behind: search a copy)
-        self.nodes = 0
         if len(self._table) > TABLE_LIMIT:
             self._table = {}
         seconds = self.budget.seconds
