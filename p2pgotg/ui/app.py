@@ -39,12 +39,14 @@ from p2pgotg.ui import (
     review_screen,
     setup_screen,
     start_screen,
+    towers,
 )
 from p2pgotg.ui.board import Fragments
 from p2pgotg.ui.help import help_text
 from p2pgotg.ui.keys import create_key_bindings
 from p2pgotg.ui.state import AppState, Screen
 from p2pgotg.ui.style import COLOUR, MONO
+from p2pgotg.ui.towers import layout as towers_layout
 from p2pgotg.ui.window_size import CHROME_ROWS, MIN_COLUMNS, needed_rows, too_small
 
 TITLES = {
@@ -89,7 +91,7 @@ def create_application(state: AppState, *, input: Input | None = None,
 
 def create_layout(state: AppState, buffer: Buffer) -> Layout:
     def show(*screens: Screen) -> Condition:
-        return Condition(lambda: state.screen in screens)
+        return Condition(lambda: state.screen in screens and not towers.owns(state))
 
     def text(fn: Callable[[AppState], Fragments], **window: Any) -> Window:
         return Window(FormattedTextControl(lambda: fn(state)), **window)
@@ -101,7 +103,7 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
         return get_app().output.get_size().rows
 
     def title() -> Fragments:
-        words = TITLES[state.screen](state)
+        words = (towers_layout.TITLES if towers.owns(state) else TITLES)[state.screen](state)
         return [("class:title", f" {words}")]
 
     def status() -> Fragments:
@@ -120,7 +122,8 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
 
     def hint_lines() -> list[str]:
         """The key hints, wrapped between words (two lines at most: the rest is `?`)."""
-        return textwrap.wrap(HINTS[state.screen](state), max(20, columns() - 2))[:2] or [""]
+        hint = (towers_layout.HINTS if towers.owns(state) else HINTS)[state.screen](state)
+        return textwrap.wrap(hint, max(20, columns() - 2))[:2] or [""]
 
     def hints() -> Fragments:
         return [("class:hint", "\n".join(f" {line}" for line in hint_lines()))]
@@ -148,6 +151,8 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
     def prompt() -> str:
         if state.prompt is not None:
             return f" {state.prompt.value}"
+        if towers.owns(state) and state.screen is Screen.PLAY:
+            return towers_layout.PROMPT
         if state.screen is Screen.PLAY:
             return " move> "
         return " "
@@ -189,6 +194,7 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
             ], height=end_screen.PANEL_ROWS),
             text(end_screen.audit_text, wrap_lines=True),
         ]), show(Screen.END)),
+        towers_layout.body(state),  # (Towers' play, end and review screens)
     ]
     input_window = Window(  # (long text wraps, up to three lines: the label stays in view)
         BufferControl(buffer, input_processors=[BeforeInput(prompt)]),

@@ -29,6 +29,7 @@ from p2pgotg.ui import (
 from p2pgotg.ui.errors import explain
 from p2pgotg.ui.help import scroll as scroll_help
 from p2pgotg.ui.state import AppState, Confirm, Prompt, Screen
+from p2pgotg.ui.towers.keys import add_bindings as add_towers_keys
 
 Handler = Callable[[KeyPressEvent], None]
 ARROWS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
@@ -261,6 +262,10 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     def _level(event: KeyPressEvent) -> None:
         start_screen.next_level(state)
 
+    @add(start_screen.GAME_KEY, filter=keys & on(Screen.START) & no_prompt)
+    def _game(event: KeyPressEvent) -> None:
+        start_screen.next_game(state)
+
     # -- the lobby -------------------------------------------------------------------------
     @add("a", filter=keys & on(Screen.LOBBY))
     def _accept(event: KeyPressEvent) -> None:
@@ -315,5 +320,6 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     def _review_this(event: KeyPressEvent) -> None:
         end_screen.review(state)
 
+    add_towers_keys(kb, state, buffer)  # (last: on Towers' screens, theirs decide)
     return kb
 
