@@ -137,8 +137,11 @@ def _on_action(state: AppState, towers: TowersScreen, event: ActionPlayed,
     if state.selected is not None and game.pawn_at(state.selected) not in peer.my_seats:
         state.selected = None  # (our picked-up pawn was taken)
     said = f"{state.opponent} played {event.action.text()}{', ' + note if note else ''}"
-    if peer.draw_offered_to_me:
-        said += ", offering a draw: type draw to accept, decline, or just act"
+    if peer.draw_offered_to_me and peer.my_turn:
+        said += (f", offering a draw: type draw to accept, decline, or just act. "
+                 f"{capital(_your_turn(game))}")
+    elif peer.draw_offered_to_me:
+        said += ", offering a draw (answer it on your turn)"
     elif peer.my_turn:
         said += f". {capital(_your_turn(game))}"
     _tell(state, said)

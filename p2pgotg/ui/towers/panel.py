@@ -44,12 +44,12 @@ def table(game: Game, labels: dict[int, str], acting: bool = True) -> Fragments:
 
 
 def turn_words(game: Game, labels: dict[int, str]) -> str:
-    """`Red (you) to act: 2 actions left`, `Blue (bot) to choose: a layer or a start`."""
+    """`Red (you) to act: 2 actions left`, `Blue (bot) to choose (the setup)`."""
     if game.is_over:
         return "game over"
     who = seat_name(game.turn, labels)
     if game.phase is Phase.SETUP:
-        return f"{who} to choose: a layer or a start"
+        return f"{who} to choose (the setup)"
     left = game.actions_left
     return f"{who} to act: {left} action{'s' if left != 1 else ''} left"
 

@@ -42,6 +42,7 @@ from p2pgotg.ui.towers.commands import CommandError, parse_command
 from p2pgotg.ui.towers.model import TowersScreen
 from p2pgotg.ui.towers.panel import table, turn_words, what_to_do
 from p2pgotg.ui.towers.words import colour, colours
+from p2pgotg.ui.words import capital
 
 LEFT = board.WIDTH + 1  # the board's column, with a space
 KIND_WORDS = {Kind.SPAWN: "spawn", Kind.CLAIM: "claim"}
@@ -84,8 +85,7 @@ def title(state: AppState) -> str:
     if peer is not None and peer.view is not None:
         turn = "game over" if peer.flow.is_over else "YOUR TURN" if peer.my_turn else \
             f"{colour(peer.view.turn)} to act"
-    parts = ["Towers", sides_words(state), turn, play_screen.clocks_words(state),
-             play_screen.link_words(state)]
+    parts = ["Towers", sides_words(state), turn, play_screen.link_words(state)]
     return " | ".join(p for p in parts if p)
 
 
@@ -127,9 +127,12 @@ def turn_text(state: AppState, width: int) -> Fragments:
 
     line("class:strong", turn_words(game, seat_labels(state, peer)))
     line("class:dim", what_to_do(game))
+    clocks = play_screen.clocks_words(state)
+    if clocks:
+        line("", f"clocks: {clocks}")
     if peer.draw_offered_to_me:
-        line("class:log.info", f"{state.opponent} offers a draw: draw accepts, decline "
-             "declines, an action declines it too")
+        line("class:log.info", f"{capital(state.opponent)} offers a draw: on your turn, draw "
+             "accepts it, decline or an action declines it")
     elif state.offer_draw:
         line("class:log.info", "your draw offer goes with your next action")
     out += away_text(state, width)
@@ -343,7 +346,9 @@ def submit(state: AppState, line: str) -> None:
     elif command.kind == "draw":
         draw(state, peer)
     elif command.kind == "decline":
-        if peer.draw_offered_to_me:
+        if peer.draw_offered_to_me and not peer.my_turn:
+            state.warn(f"{state.opponent} offers a draw: answer it on your turn")
+        elif peer.draw_offered_to_me:
             perform(state, lambda p: p.decline_draw(), "draw declined")
         else:
             state.warn(f"{state.opponent} has not offered a draw")
@@ -355,7 +360,9 @@ def draw(state: AppState, peer: TowersPeer) -> None:
     """Accept a standing offer, else offer one with our next action (SPEC 4.11)."""
     game = peer.view
     assert game is not None
-    if peer.draw_offered_to_me:
+    if peer.draw_offered_to_me and not peer.my_turn:
+        state.warn(f"{state.opponent} offers a draw: accept it on your turn (draw)")
+    elif peer.draw_offered_to_me:
         perform(state, lambda p: p.accept_draw(), "draw accepted")
     elif game.phase is Phase.SETUP:
         state.warn("a draw can be offered once every colour has claimed its start")
