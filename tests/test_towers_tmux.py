@@ -373,10 +373,51 @@ def test_the_game_is_claimed_when_the_other_side_stays_away(tmp_path: Path,
     assert "(points: Red" in words and "a claim by you: your word" in words
 
 
-def test_show_and_games_tell_a_real_towers_game(tmp_path: Path) -> None:
+@pytest.mark.slow
+def test_the_start_screen_offers_towers_and_ascii_draws_without_colour(
+        tmp_path: Path, tmux: Tmux) -> None:
+    """`t` on the start screen chooses Towers, and 1 plays it against the bot; in colour
+    each letter takes its colour, with --ascii the same letters come plain."""
+    tmux.start(_command(tmp_path / "colour", "start --level easy"), name="colour")
+    tmux.start(_command(tmp_path / "ascii", "play --game towers --ascii --level easy"),
+               name="ascii")
+    tmux.wait_for("the start screen", lambda s: "The game: Game of the Generals" in s,
+                  on="colour")
+    tmux.keys("t", to="colour")
+    tmux.wait_for("Towers chosen", lambda s: "The game: Towers" in s, on="colour")
+    tmux.keys("1", to="colour")
+    shown = {}
+    for name in ("colour", "ascii"):
+        wait_my_turn(tmux, on=name)
+        claim_a_start(tmux, on=name)
+        tmux.wait_for("both starts", lambda s: {"R", "B"} <= {
+            p for _, p, _ in Screen(s).squares.values()}, on=name)
+        shown[name] = tmux.run("capture-pane", "-p", "-e", "-t", name)
+    colours = re.compile(r"\x1b\[[0-9;]*(3[0-7]|38;[25];[0-9;]+|9[0-7])[;m]")
+    assert not colours.search(shown["ascii"]), "colour codes in --ascii"
+    for letter, code in (("R", "38;5;203|91|31"), ("B", "38;5;75|94|34")):
+        painted = re.compile(rf"\x1b\[[0-9;]*({code})[0-9;]*m[^\x1b]*{letter}")
+        assert painted.search(shown["colour"]), f"{letter} is not in its colour"
+
+
+def test_rules_for_towers_say_how_to_play(tmp_path: Path) -> None:
+    done = subprocess.run(_p2pgotg("rules", "--game", "towers"), capture_output=True,
+                          text=True, env=_env(tmp_path), cwd=ROOT, timeout=60)
+    assert done.returncode == 0, done.stderr
+    text = " ".join(done.stdout.split())
+    for words in ("5x5", "50 tower layers", "6 pawns and 13 flags", "outer border",
+                  "two actions", "from a higher tower", "1 point for each of its flags",
+                  "c3-c4, +c3, *c3, @a1", "chapter 4 of SPEC.md"):
+        assert words in text, words
+    assert all(len(line) <= 80 for line in done.stdout.splitlines())
+
+
+@pytest.mark.slow
+def test_show_and_games_tell_a_real_towers_game(tmp_path: Path, tmux: Tmux) -> None:
     """Transcripts from the real selfplay (two bots over TLS): `show --text` lists every
     action with its colour and the board after each, then the result; `games` lists the
-    game with its opponent, colours, result and the command that shows it."""
+    game with its opponent, colours, result and the command that shows it; `show` on the
+    screen steps through it."""
     import trio
 
     from p2pgotg.games import replay
@@ -430,6 +471,25 @@ def test_show_and_games_tell_a_real_towers_game(tmp_path: Path) -> None:
                     r"[0-9a-f]{12}, (Red|Blue): you (won|lost): ", text[1]), text
     assert ("you won" if won else "you lost") in text[1] and f"{game.ply} actions" in text[1]
     assert text[2].strip() == f"review: p2pgotg show {kept}"
+    tmux.start(_command(home, f"show {kept} --ascii"))
+    tmux.wait_for("the review", lambda s: f"Towers review - action 0 of {game.ply}" in s)
+    tmux.keys("Right")
+    screen = Screen(tmux.wait_for("the first action", lambda s: "action 1 of" in s))
+    first = game.history[0]
+    assert f">1. Red {first.text()}" in screen.text
+    tmux.keys("End")
+    screen = Screen(tmux.wait_for("the last action", lambda s: f"action {game.ply} of" in s))
+    for name, (height, pawn, flag) in screen.squares.items():
+        index = FILES.index(name[0]) + 5 * (int(name[1]) - 1)
+        assert height == game.height(index)
+        assert pawn == ("RBGY"[game.pawn_at(index)] if game.pawn_at(index) is not None
+                        else ".")
+        assert flag == ("rbgy"[game.flag_at(index)] if game.flag_at(index) is not None
+                        else ".")
+    assert lines[-1].split(";")[0].split(": ")[0] in screen.text  # `Blue wins`
+    tmux.keys("q")
+    screen = tmux.wait_for("the program to end", lambda s: "EXITED" in s)
+    assert "EXITED 0" in screen and "Traceback" not in screen
 
 
 def _p2pgotg(*args: str) -> list[str]:
