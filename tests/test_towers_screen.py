@@ -410,3 +410,23 @@ def test_a_resumed_game_shows_its_actions_and_talk_so_far() -> None:
         [["Red", "@a1"], ["Blue", "@e5"], ["Red", "a1-a2"]]
     assert "  you: still there?" in texts
     assert again.status == "resumed: your turn: 1 action left"
+
+
+def test_the_help_on_a_towers_screen_is_towers_keys_and_rules() -> None:
+    from p2pgotg.ui.help import help_lines
+
+    state, _red, _blue = seated()
+    state.toggle_help()
+    lines = [text for _, text in help_lines(state)]
+    assert " Space       list the actions on the cursor's square, numbered: 1..9 makes one" \
+        in lines
+    assert " How to play Towers" in lines and all(len(line) <= 80 for line in lines)
+    assert not any("Spy" in line for line in lines)  # (not Game of the Generals')
+
+
+def test_the_clocks_show_beside_the_board_when_the_rules_have_them() -> None:
+    state, red, _blue = seated(RuleOptions(clock_seconds=600, turn_seconds=90))
+    red.clocks = Clocks(600, 90)
+    text = fragments_text(play.turn_text(state, 40))
+    assert "clocks: you 10:00 bot 10:00" in text
+    assert "clocks" not in fragments_text(play.turn_text(seated()[0], 40))

@@ -9,8 +9,8 @@ from p2pgotg.ui.towers.primer import PRIMER, TITLE
 _PLAY = """\
  arrows      move the cursor
  Space       list the actions on the cursor's square, numbered: 1..9 makes one
- Enter       pick up your pawn under the cursor, then Enter on a + moves it there
-             (on any other square: list its actions, as Space)
+ Enter       pick up your pawn under the cursor; Enter on a + moves it there
+             (on any other square, Enter lists its actions, as Space does)
  Shift+arrow move the pawn under the cursor one square that way
  + Enter     build under your pawn there (in the setup: place a layer there)
  * Enter     spawn a pawn there          @ Enter   claim it as your start

@@ -49,9 +49,12 @@ def add_bindings(kb: KeyBindings, state: AppState, buffer: Buffer) -> None:
     empty = Condition(lambda: buffer.text == "")
     board = on(Screen.PLAY) & free & empty  # keys on the board: the input line is empty
     listed = Condition(lambda: bool(play.screen_state(state).choices))
+    # (the arrows as Game of the Generals' play screen takes them: prompt or not)
+    arrows = on(Screen.PLAY) & empty & ~Condition(lambda: state.confirm is not None) \
+        & ~Condition(lambda: state.help_visible)
 
     for name, (dx, dy) in ARROWS.items():
-        @add(name, filter=board)
+        @add(name, filter=arrows)
         def _cursor(event: KeyPressEvent, dx: int = dx, dy: int = dy) -> None:
             play.move_cursor(state, dx, dy)
 

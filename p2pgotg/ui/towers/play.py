@@ -50,7 +50,7 @@ KIND_WORDS = {Kind.SPAWN: "spawn", Kind.CLAIM: "claim"}
 
 def screen_state(state: AppState) -> TowersScreen:
     """The Towers screen's own state, made on first use (one per application state)."""
-    towers: TowersScreen | None = getattr(state, "towers", None)
+    towers = state.towers
     if towers is None:
         towers = state.towers = TowersScreen()
     return towers
