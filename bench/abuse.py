@@ -2,7 +2,7 @@
 `python bench/abuse.py --games 100 --connections 10000 --seconds 60`
 
 A host is reachable by anyone who can reach its port, before any secret is checked
-(GUIDE section 6, issue 13). This runs `p2pgotg host --bot --max-games G+EXTRA` as a
+(SPEC 3.4, issue 13). This runs `p2pgotg host --bot --max-games G+EXTRA` as a
 subprocess on 127.0.0.1 with the open-files limit an operator's shell would give it
 (`--host-nofile`, default 1024), plays G real games against it with bot joiners exactly as
 bench/load.py does (thinking 1-2 s a move, a joiner whose game ends starts another, spread
@@ -96,7 +96,7 @@ from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.multihost import tune_collector_for_many_games
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits, SessionError
+from p2pgotg.net.session import GameSession, SessionError, Timeouts
 from p2pgotg.net.tls import client_context
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.players.levels import SEAT_DEFAULT
@@ -383,7 +383,7 @@ async def _chat_flood(index: int, invite: Invite, base: Path, chats: int, hold: 
     was given."""
     t0 = trio.current_time()
     folder = base / "chat" / str(index)
-    config = JoinConfig(Ed25519PrivateKey.generate(), invite, folder, Limits(), resume=False,
+    config = JoinConfig(Ed25519PrivateKey.generate(), invite, folder, Timeouts(), resume=False,
                         give_up=hold)
     outcome, reason = TIMED_OUT, None
     said: list[str] = []
@@ -455,7 +455,7 @@ async def _stall_flood(index: int, invite: Invite, source: str, base: Path, hold
             raise ConnectFailedError(f"from {source}: {exc}") from exc
         return stream
 
-    config = JoinConfig(Ed25519PrivateKey.generate(), invite, folder, Limits(), resume=False,
+    config = JoinConfig(Ed25519PrivateKey.generate(), invite, folder, Timeouts(), resume=False,
                         give_up=hold, opener=from_source)
     outcome, reason = TIMED_OUT, None
     with trio.move_on_after(hold):

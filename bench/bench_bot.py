@@ -7,11 +7,11 @@ the general raid, over fixed seeds.
 
 A pairing `A:B` plays A against B; game g gives A the seed g and B the seed 10_000 + g, and A
 plays White in even games and Black in odd ones. `raid:L` sends the scripted general raid
-(`p2pgotg.players.raid`) against level L and counts the raids that took L's Flag
+(`p2pgotg.testing.raid`) against level L and counts the raids that took L's Flag
 (`raid-through:L`: the blunter raid that also walks through moved pieces). The score is
 (wins + draws / 2) / games, with a 95% interval from the normal approximation (Wilson's
 when every game went one way); a raid rate's interval is Wilson's. Decision times are wall
-time inside `choose_action` on one core (the machine's other load included: run one
+time inside `choose` on one core (the machine's other load included: run one
 benchmark at a time, and read the median before the p99). `--out FILE` appends each
 pairing's figures as a JSON line; `--start N` begins at game N (to split a run over
 processes).
@@ -29,11 +29,11 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from p2pgotg.players.actions import Action, ClaimFlag
 from p2pgotg.players.bot import Bot
+from p2pgotg.players.choices import Choice, ClaimFlag
 from p2pgotg.players.match import play_match
-from p2pgotg.players.raid import RaidPlayer, took_flag
 from p2pgotg.rules import ChallengeMode, Game, RuleOptions, Setup, Side
+from p2pgotg.testing.raid import RaidPlayer, took_flag
 
 
 class Timed:
@@ -47,11 +47,11 @@ class Timed:
     def choose_setup(self) -> Setup:
         return self.player.choose_setup()
 
-    def choose_action(self, view: Game) -> Action:
+    def choose(self, view: Game) -> Choice:
         start = time.perf_counter()
-        action = self.player.choose_action(view)
+        choice = self.player.choose(view)
         self.times.append(time.perf_counter() - start)
-        return action
+        return choice
 
     def after_move_claim(self, view: Game) -> ClaimFlag | None:
         return self.player.after_move_claim(view)
@@ -150,10 +150,22 @@ def describe(out: dict) -> str:
                      f"-{r.get('loss', 0)}: score {100 * s:.1f}% "
                      f"(95% CI {100 * lo:.1f} to {100 * hi:.1f}%)")
     lines.append(f"  endings: {out['endings']}")
-    for level, t in out["timing"].items():
-        lines.append(f"  {level}: {t['ms_median']:.2f} ms median, {t['ms_p99']:.2f} ms p99, "
-                     f"{t['ms_max']:.1f} ms max a decision ({t['decisions']} decisions)")
-    return "\n".join(lines)
+    return "\n".join(lines + timing_lines(out["timing"]))
+
+
+def timing_lines(timings: dict) -> list[str]:
+    """One line per level: its decision times (`timing`'s figures)."""
+    return [f"  {level}: {t['ms_median']:.2f} ms median, {t['ms_p99']:.2f} ms p99, "
+            f"{t['ms_max']:.1f} ms max a decision ({t['decisions']} decisions)"
+            for level, t in timings.items()]
+
+
+def report(out: dict, text: str, path: Path | None) -> None:
+    """Print a pairing's figures, and append them to `path` as a JSON line."""
+    print(text, flush=True)
+    if path is not None:
+        with path.open("a") as f:
+            f.write(json.dumps(out) + "\n")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -168,10 +180,7 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     for pairing in args.pairings:
         out = run_pairing(pairing, args.games, ChallengeMode(args.mode), start_game=args.start)
-        print(describe(out), flush=True)
-        if args.out is not None:
-            with args.out.open("a") as f:
-                f.write(json.dumps(out) + "\n")
+        report(out, describe(out), args.out)
     sys.stdout.flush()
 
 

@@ -28,7 +28,6 @@ Findings (anything else) are printed with the input's hex; the run never stops o
 from __future__ import annotations
 
 import argparse
-import hashlib
 import math
 import os
 import random
@@ -50,7 +49,7 @@ if _ATHERIS:
     _instrumenting.__enter__()
 
 import p2pgotg.games.gotg  # noqa: F401  (its message types: the fuzzers use them all)
-from p2pgotg.crypto import key_from_seed, public_bytes, sign
+from p2pgotg.crypto import public_bytes, sign
 from p2pgotg.games import replay
 from p2pgotg.games.gotg.flow import GotgFlow
 from p2pgotg.games.gotg.peer import GotgPeer
@@ -67,9 +66,9 @@ from p2pgotg.protocol import (
 )
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.messages import Body, registered
-from p2pgotg.protocol.pair import Pair
 from p2pgotg.protocol.wire import WireError, pack, unpack
 from p2pgotg.rules import ChallengeMode, RuleOptions, Setup
+from p2pgotg.testing.pair import Pair, det_key
 
 if _ATHERIS:
     _instrumenting.__exit__(None, None, None)
@@ -644,7 +643,7 @@ def _play_to(seed: str, plies: int, blind: bool = False, want_challenge: bool = 
         assert view is not None
         challenges = [m for m in view.legal_moves if view.is_challenge(m)]
         if view.ply >= plies and (challenges or not want_challenge):
-            return pair, mover, pair.peer(mover.peer_role)
+            return pair, mover, pair.peer(mover.other_role)
         quiet = [m for m in view.legal_moves if not view.is_challenge(m)]
         mover.move(rng.choice(quiet or view.legal_moves))
         pair.deliver()
@@ -882,7 +881,7 @@ def recorded_keys() -> dict[bytes, Any]:
     keys = {}
     for label in [f"scenario-{i}" for i in range(8)] + [f"blind-scenario-{i}" for i in range(8)]:
         for role in (HOST, JOINER):
-            key = key_from_seed(hashlib.sha256(f"{label}/{role}-key".encode()).digest())
+            key = det_key(f"{label}/{role}-key")
             keys[public_bytes(key)] = key
     return keys
 

@@ -56,7 +56,7 @@ from p2pgotg.net.errors import NetError
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.multihost import tune_collector_for_many_games
-from p2pgotg.net.session import GameSession, Limits, SessionError
+from p2pgotg.net.session import GameSession, SessionError, Timeouts
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.players.levels import PLAYABLE, SEAT_DEFAULT, Level
@@ -178,7 +178,7 @@ async def joiners(invite: Invite, n: int, slots: range, base: Path, think: tuple
                   joiner_level: str, profile: tuple[Path, int] | None = None) -> None:
     """The joiners numbered `slots` (of `n` in all), in this process's trio loop."""
     stop = trio.Event()
-    limits = Limits()
+    limits = Timeouts()
     start = trio.current_time()
     play_end = start + ramp + duration
 

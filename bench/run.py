@@ -24,16 +24,16 @@ import trio
 
 from p2pgotg.games import replay
 from p2pgotg.net.framing import FramedChannel
-from p2pgotg.net.session import GameSession, Limits
+from p2pgotg.net.session import GameSession, Timeouts
 from p2pgotg.net.tls import (
     client_context,
     make_certificate,
     server_context,
 )
 from p2pgotg.protocol import HOST, JOINER, Phase, parse
-from p2pgotg.protocol.pair import Pair
 from p2pgotg.rules import ChallengeMode, Game, Rank, RuleOptions, Setup
 from p2pgotg.selfplay import play_one
+from p2pgotg.testing.pair import Pair
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -100,7 +100,7 @@ async def session_latency(options: RuleOptions, plies: int, seed: int) -> dict[s
     port = listener.socket.getsockname()[1]
     pair = Pair.new(options, seed=f"bench-{seed}")
     sessions: dict[str, GameSession] = {}
-    limits = Limits(silence=120, keepalive=60)
+    limits = Timeouts(silence=120, keepalive=60)
     base = Path(os.environ.get("TMPDIR", "/tmp")) / f"p2pgotg-bench-{os.getpid()}-{seed}"
     for role in (HOST, JOINER):
         sessions[role] = GameSession(pair.peer(role), base / role, b"\x00" * 16, limits)
@@ -211,7 +211,7 @@ def challenge_cpu(mode: ChallengeMode, runs: int) -> dict[str, float]:
                 break
             challenges = [m for m in view.legal_moves if view.is_challenge(m)]
             if challenges:
-                other = pair.peer(mover.peer_role)
+                other = pair.peer(mover.other_role)
                 move = rng.choice(challenges)
                 a = d = 0.0
                 t = time.process_time()
@@ -330,7 +330,7 @@ async def _handshake_only(base: Path) -> float:
     from p2pgotg.net.joining import JoinConfig, join_game
 
     cert, key = make_certificate()
-    limits = Limits()
+    limits = Timeouts()
     reached = trio.Event()
     when: list[float] = []
 

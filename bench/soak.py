@@ -36,15 +36,15 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from processes import HostProcess, fd_count, rss_mib, start_host, verify_all
 
 from p2pgotg.net.errors import NetError
-from p2pgotg.net.faultproxy import CUT, DOWN, HALF_CLOSE, KINDS, STALL, UP, FaultProxy, Plan
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.multihost import FULL
-from p2pgotg.net.session import GameSession, Limits, SessionError
+from p2pgotg.net.session import GameSession, SessionError, Timeouts
 from p2pgotg.selfplay import bot_runner
+from p2pgotg.testing.faultproxy import CUT, DOWN, HALF_CLOSE, KINDS, STALL, UP, FaultProxy, Plan
 
 # Short timeouts, so that a stall costs seconds; the same on both sides.
-SOAK_LIMITS = Limits(handshake=3.0, keepalive=0.5, silence=3.0, audit=30.0, duty=30.0,
+SOAK_LIMITS = Timeouts(handshake=3.0, keepalive=0.5, silence=3.0, audit=30.0, duty=30.0,
                      abandon=90.0, bye=2.0, grace=1.0, retry=(0.05, 0.5))
 
 

@@ -29,21 +29,20 @@ from tempfile import TemporaryDirectory
 import trio
 import trio.testing
 
-from p2pgotg.crypto import key_from_seed
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits
+from p2pgotg.net.session import GameSession, Timeouts
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError, control
 from p2pgotg.protocol.envelope import Envelope
-from p2pgotg.protocol.pair import det_rand
 from p2pgotg.rules import RuleOptions, Setup
+from p2pgotg.testing.pair import DetRand, det_key
 
 TLS_FP = hashlib.sha256(b"bench/stall certificate").digest()
 SECRET = bytes(range(16))
-LIMITS = Limits(duty=30.0, setup=120.0, audit=60.0, abandon=180.0, grace=5.0)
+LIMITS = Timeouts(duty=30.0, setup=120.0, audit=60.0, abandon=180.0, grace=5.0)
 
 
 @dataclass(frozen=True)
@@ -66,8 +65,6 @@ TIMERS = (
 PATTERNS = ((2.9, 3.0), (0.4, 3.0), (9.0, 10.0), (1.0, 10.0))  # (stay, period)
 
 
-def _key(label: str):
-    return key_from_seed(hashlib.sha256(f"bench/stall/{label}".encode()).digest())
 
 
 class Staller:
@@ -76,7 +73,8 @@ class Staller:
 
     def __init__(self, timer: Timer) -> None:
         self.timer = timer
-        self.peer = GotgPeer(JOINER, _key("staller"), TLS_FP, None, det_rand("stall-joiner"))
+        self.peer = GotgPeer(JOINER, det_key("bench/stall/staller"), TLS_FP,
+                             None, DetRand("stall-joiner"))
         self.held: list[bytes] = []
 
     def act(self) -> None:
@@ -141,7 +139,7 @@ async def _quietly(run) -> None:
 
 async def one(timer: Timer, stay: float, period: float, folder: Path) -> tuple[float, int]:
     """(seconds from the joiner's obligation to the host's claim, connections made)."""
-    peer = GotgPeer(HOST, _key("host"), TLS_FP, timer.options, det_rand("stall-host"))
+    peer = GotgPeer(HOST, det_key("bench/stall/host"), TLS_FP, timer.options, DetRand("stall-host"))
     host = GameSession(peer, folder, SECRET, LIMITS)
     host.perform(lambda p: p.start())
     staller = Staller(timer)

@@ -31,8 +31,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from p2pgotg.protocol.scenarios import honest_game, limit_filling_game, transcript_bytes  # noqa: E402
 from p2pgotg.protocol.transcript import encode_header, encode_record  # noqa: E402
+from protocol.scenarios import honest_game, limit_filling_game, transcript_bytes  # noqa: E402
 
 MIB = 1 << 20
 

@@ -28,9 +28,9 @@ REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
 from p2pgotg.protocol.limits import MAX_PLAY_MESSAGES  # noqa: E402
-from p2pgotg.protocol.pair import Pair  # noqa: E402
-from p2pgotg.protocol.scenarios import Result, transcript_bytes  # noqa: E402
 from p2pgotg.rules import RuleOptions  # noqa: E402
+from p2pgotg.testing.pair import Pair  # noqa: E402
+from protocol.scenarios import Result, transcript_bytes  # noqa: E402
 
 BOTH_RULES = RuleOptions(two_squares=True, chasing=True)
 

@@ -8,11 +8,13 @@ import random
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from p2pgotg import __version__
 from p2pgotg.players.levels import PLAY_DEFAULT, PLAYABLE, SEAT_DEFAULT
 from p2pgotg.rules import Game, Setup, Side
+
+_N = TypeVar("_N", int, float)
 
 if TYPE_CHECKING:
     from p2pgotg.net.lines import LineWriter
@@ -85,7 +87,7 @@ def _judge_file(path: str) -> tuple[str, Report, int, dict[str, bytes]]:
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     """Replay a saved transcript and say whether the game was clean."""
-    from p2pgotg.protocol import Finding, TranscriptError
+    from p2pgotg.protocol import TranscriptError
 
     try:
         role, report, messages, names = _judge_file(args.file)
@@ -95,26 +97,29 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     except TranscriptError as exc:
         print(f"{args.file} is not a readable transcript: {exc}", file=sys.stderr)
         return 2
-    from p2pgotg.net.paths import own_public_keys
-    from p2pgotg.net.player_name import player_label, saved_names
-    from p2pgotg.protocol.flow import other
-
-    flow = report.flow
-    verdict = report.verdict
     print(f"transcript: {args.file}")
     print(f"written by: the {role}; {messages} signed messages")
-    if flow is None:
-        print(f"exit {int(report.finding)}:     {_FINDINGS[int(report.finding)]}")
-        return int(report.finding)
+    if report.flow is not None:
+        _print_game(report, role, names)
+    print(f"exit {int(report.finding)}:     {_FINDINGS[int(report.finding)]}")
+    return int(report.finding)
+
+
+def _print_game(report: Report, role: str, names: dict[str, bytes]) -> None:
+    """`verify`'s lines on a game that began: who played, the rules, the result and the
+    verdict, each side named as the reader knows it (`you` for the reader's own key)."""
+    from p2pgotg.net.paths import own_public_keys
+    from p2pgotg.net.player_name import player_label, saved_names
+    from p2pgotg.protocol import Finding
+    from p2pgotg.protocol.flow import other
+    from p2pgotg.protocol.verdict import colour_of, result_words
+
+    flow, verdict = report.flow, report.verdict
+    assert flow is not None
     first, colours = flow.first, flow.colours()
     own_keys = own_public_keys()
     labels = {r: player_label(name, flow.key_of(r), own_keys)
               for r, name in saved_names(names, role, other(role)).items()}
-
-    def who(role: str | None) -> str:
-        if role is None or first is None:
-            return str(role)
-        return f"{colours[0] if role == first else colours[1]} ({role})"
 
     def yours(text: str) -> str:
         """`White (host) wins` says `White (host, you) wins` to the reader who was White."""
@@ -124,9 +129,9 @@ def _cmd_verify(args: argparse.Namespace) -> int:
         return text
 
     for n, player in enumerate((role, other(role))):
-        colour = "" if first is None else \
-            f", {colours[0] if player == first else colours[1]}"
-        print(f"{'players:' if n == 0 else '':<12}{labels[player]}{colour} (the {player})")
+        colour = colour_of(player, first, colours)
+        print(f"{'players:' if n == 0 else '':<12}{labels[player]}"
+              f"{'' if colour is None else ', ' + colour} (the {player})")
     if flow.game_id is not None:
         print(f"game id:    {flow.game_id.hex()}")
     if flow.options is not None:
@@ -136,9 +141,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     for label, value in flow.summary():
         print(f"{label + ':':<11} {value}")
     if flow.result is not None:
-        termination, winner = flow.result
-        how = termination.value.replace("_", " ") if termination else "a proven violation"
-        ended = f"{'draw' if winner is None else who(winner) + ' wins'} ({how})"
+        ended = result_words(*flow.result, first, colours)
         if verdict is not None and verdict.result() != ended:
             print(f"game ended: {yours(ended)}")
         print(f"result:     {yours(verdict.result() if verdict is not None else ended)}")
@@ -148,8 +151,6 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     if report.torn_tail and report.finding is not Finding.UNREADABLE:
         print("note:       the last record is cut short (a crash while writing): it was "
               "never sent and proves nothing; the verdict rests on the records before it")
-    print(f"exit {int(report.finding)}:     {_FINDINGS[int(report.finding)]}")
-    return int(report.finding)
 
 
 #: What each exit code of `verify` means (SPEC 2.8; README).
@@ -241,9 +242,9 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 
 
 def _limits(args: argparse.Namespace):
-    from p2pgotg.net.session import Limits
+    from p2pgotg.net.session import Timeouts
 
-    return Limits(abandon=float(args.abandon), audit=float(args.audit_timeout),
+    return Timeouts(abandon=float(args.abandon), audit=float(args.audit_timeout),
                   duty=float(args.duty_timeout),
                   setup=float(getattr(args, "setup_timeout", 300)))
 
@@ -312,19 +313,9 @@ def _cmd_host(args: argparse.Namespace) -> int:
 
     if args.reply is not None:
         return cli_internet.cmd_host_reply(args)
-    if args.max_games is not None and not args.bot:
-        print("--max-games needs --bot: the bot plays every game of a many-game host",
-              file=sys.stderr)
-        return 2
-    for given, flag in ((args.games_total, "--games-total"),
-                        (args.action_limit, "--action-limit"),
-                        (args.games_per_address, "--games-per-address")):
-        if given is not None and args.max_games is None:
-            print(f"{flag} needs --max-games", file=sys.stderr)
-            return 2
-    if args.max_games is not None and (args.resume or args.new):
-        print("--resume and --new choose for one game: the many-game host resumes every "
-              "unfinished game it holds", file=sys.stderr)
+    problem = _host_flags_problem(args)
+    if problem is not None:
+        print(problem, file=sys.stderr)
         return 2
     try:
         key = load_or_create_identity()
@@ -368,6 +359,22 @@ def _cmd_host(args: argparse.Namespace) -> int:
 
     failed = _run_network(main_task)
     return failed or _LAST_EXIT[0]
+
+
+def _host_flags_problem(args: argparse.Namespace) -> str | None:
+    """Why `host`'s flags do not go together (the many-game host's flags without it), or
+    None."""
+    if args.max_games is not None and not args.bot:
+        return "--max-games needs --bot: the bot plays every game of a many-game host"
+    for given, flag in ((args.games_total, "--games-total"),
+                        (args.action_limit, "--action-limit"),
+                        (args.games_per_address, "--games-per-address")):
+        if given is not None and args.max_games is None:
+            return f"{flag} needs --max-games"
+    if args.max_games is not None and (args.resume or args.new):
+        return ("--resume and --new choose for one game: the many-game host resumes every "
+                "unfinished game it holds")
+    return None
 
 
 #: The exit status of `host` and `join` when the game to resume is open in another
@@ -418,7 +425,6 @@ def _words(exc: BaseException) -> str:
 def _host_many(args: argparse.Namespace, config) -> int:
     """Many games at once with the bot, until SIGINT/SIGTERM or --games-total games."""
     import dataclasses
-    import signal
 
     import trio
 
@@ -432,10 +438,6 @@ def _host_many(args: argparse.Namespace, config) -> int:
     if args.games_per_address is not None:
         config.admission = dataclasses.replace(config.admission,
                                                games_per_source=args.games_per_address)
-
-    def game_over(number: int, session) -> None:
-        what = _ended_words(session) or "not finished (the other player stayed away)"
-        _say(f"game {number} over: {what}; transcript: {session.path}")
 
     async def main_task() -> None:
         # (each game's bot is seeded on its own: `seat_seed`)
@@ -454,20 +456,12 @@ def _host_many(args: argparse.Namespace, config) -> int:
                 stats = await host_many(
                     config, runner, args.max_games,
                     games_total=args.games_total, action_limit=action_limit,
-                    on_status=_status, on_game_end=game_over, stop=stop,
+                    on_status=_status, on_game_end=_game_over, stop=stop,
                     task_status=task_status)
                 result.append(stats)
                 nursery.cancel_scope.cancel()
 
-            async def stop_on_signal() -> None:
-                with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
-                    async for signum in signals:
-                        _status(f"{signal.Signals(signum).name}: stopping; unfinished games "
-                                "resume when this host runs again")
-                        stop.set()
-                        return
-
-            nursery.start_soon(stop_on_signal)
+            nursery.start_soon(_stop_on_signal, stop)
             hosting = await nursery.start(run)
             _say(f"rules: {config.options.describe()}")
             _say(f"invite: {one_invite(hosting.invites)}")  # (README: why v2)
@@ -488,6 +482,26 @@ def _host_many(args: argparse.Namespace, config) -> int:
               f"{s.finished} ended, "
               f"{s.refused_full} joiners refused as the host was full", flush=True)
     return 0
+
+
+def _game_over(number: int, session) -> None:
+    """The many-game host's line on each game that ends."""
+    what = _ended_words(session) or "not finished (the other player stayed away)"
+    _say(f"game {number} over: {what}; transcript: {session.path}")
+
+
+async def _stop_on_signal(stop) -> None:
+    """SIGINT or SIGTERM stops the many-game host (its unfinished games are kept)."""
+    import signal
+
+    import trio
+
+    with trio.open_signal_receiver(signal.SIGINT, signal.SIGTERM) as signals:
+        async for signum in signals:
+            _status(f"{signal.Signals(signum).name}: stopping; unfinished games "
+                    "resume when this host runs again")
+            stop.set()
+            return
 
 
 async def _host_and_report(config, runner, task_status=None) -> None:
@@ -673,38 +687,33 @@ def _duration(text: str) -> int:
             f"{text!r} is not a duration like 90s, 15m or 1h") from None
 
 
+def _number(text: str, parse: Callable[[str], _N], ok: Callable[[_N], bool], what: str) -> _N:
+    """`text` read by `parse` and in range by `ok`; argparse's error saying it is not
+    `what` otherwise."""
+    try:
+        value = parse(text)
+    except ValueError:
+        value = None
+    if value is None or not ok(value):
+        raise argparse.ArgumentTypeError(f"{text!r} is not {what}")
+    return value
+
+
 def _seconds(text: str) -> float:
     """A number of seconds, 0 or more (fractions allowed)."""
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value >= 0 or value == float("inf"):
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds (0 or more)")
-    return value
+    return _number(text, float, lambda v: 0 <= v < float("inf"),
+                   "a number of seconds (0 or more)")
 
 
 def _positive(text: str) -> int:
     """A whole number, 1 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of 1 or more")
-    return value
+    return _number(text, int, lambda v: v >= 1, "a whole number of 1 or more")
 
 
 def _port(text: str) -> int:
     """A TCP port: 1 to 65535, or 0 for any free one."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if not 0 <= value <= 65535:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a port: use a number from 1 to 65535 (or 0 for any free port)")
-    return value
+    return _number(text, int, lambda v: 0 <= v <= 65535,
+                   "a port: use a number from 1 to 65535 (or 0 for any free port)")
 
 
 def _bind_address(text: str) -> str:
@@ -924,9 +933,11 @@ def _add_seat_options(p: argparse.ArgumentParser, away: str) -> None:
     _add_ascii(p)
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from p2pgotg import cli_internet
+#: The `add_subparsers` of the parser, to which each command is added.
+Commands = argparse._SubParsersAction
 
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="p2pgotg", description="Game of the Generals, peer to peer, with no arbiter.",
         epilog="Run p2pgotg with no command (or p2pgotg start) for the start screen: play "
@@ -936,6 +947,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"p2pgotg {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for add_command in (_add_demo_command, _add_rules_command, _add_verify_command,
+                        _add_host_command, _add_join_command, _add_play_command,
+                        _add_start_command, _add_show_command, _add_games_command,
+                        _add_selfplay_command):
+        add_command(sub)
+    return parser
+
+
+def _add_demo_command(sub: Commands) -> None:
+    """`demo`: random moves in the rules engine."""
     demo = sub.add_parser("demo", help="random moves in the rules engine, printed (no network)",
                           description="Both sides play random legal moves in the rules "
                           "engine alone; every move is printed, then the final board.")
@@ -944,6 +965,10 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--max-moves", type=_positive, default=2000, metavar="N",
                       help="stop after N moves if the game has not ended (default: 2000)")
     demo.set_defaults(func=_cmd_demo)
+
+
+def _add_rules_command(sub: Commands) -> None:
+    """`rules`: how to play, in a screenful."""
     rules = sub.add_parser("rules", help="how to play: the ranks, challenges, how to win, keys",
                            description="The rules in a screenful (the same text as ? in "
                            "the game): the ranks in order, who beats whom, the Spy and the "
@@ -952,6 +977,10 @@ def build_parser() -> argparse.ArgumentParser:
                        dest="which", help="the game: generals (Game of the Generals, the "
                        "default) or towers (Towers)")
     rules.set_defaults(func=_cmd_rules)
+
+
+def _add_verify_command(sub: Commands) -> None:
+    """`verify FILE`: judge a saved transcript."""
     verify = sub.add_parser(
         "verify",
         help="check a saved game transcript",
@@ -962,6 +991,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     verify.add_argument("file", help="a saved game (see: p2pgotg games)")
     verify.set_defaults(func=_cmd_verify)
+
+
+def _add_host_command(sub: Commands) -> None:
+    """`host`: one game, or many with the bot; its reach and rule options."""
+    from p2pgotg import cli_internet
+
     host = sub.add_parser("host", help="host a game and print invite codes")
     host.add_argument("--port", type=_port, default=0,
                       help="port to listen on, 1-65535 (default: any free port)")
@@ -991,6 +1026,12 @@ def build_parser() -> argparse.ArgumentParser:
                         help="host a new game without asking (the unfinished one stays saved)")
     _add_rule_options(host)
     host.set_defaults(func=_cmd_host)
+
+
+def _add_join_command(sub: Commands) -> None:
+    """`join [CODE]`: a game by its code, or the list of the games announced here."""
+    from p2pgotg import cli_internet
+
     join = sub.add_parser("join", help="join a game by its short code or invite code; "
                           "alone, list the games announced on this network")
     join.add_argument("code", nargs="*", help="the short code (7-crossover-clockwork) or the "
@@ -1000,6 +1041,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_seat_options(join, away="the host")
     cli_internet.add_join_arguments(join)
     join.set_defaults(func=_cmd_join)
+
+
+def _add_play_command(sub: Commands) -> None:
+    """`play`: against the bot, in this terminal."""
     play = sub.add_parser("play", help="play against the built-in bot in this terminal")
     play.add_argument("--seed", type=int, default=None,
                       help="the bot's random seed (and your random formations')")
@@ -1010,12 +1055,22 @@ def build_parser() -> argparse.ArgumentParser:
     _add_ascii(play)
     _add_rule_options(play)
     play.set_defaults(func=_cmd_play)
+
+
+def _add_start_command(sub: Commands) -> None:
+    """`start`: the start screen."""
+    from p2pgotg import cli_internet
+
     start = sub.add_parser("start", help="the start screen: play the bot, host or join")
     _add_level_option(start, PLAY_DEFAULT, "how well the bot plays (l changes it there)")
     _add_name(start)
     _add_ascii(start)
     cli_internet.add_start_arguments(start)
     start.set_defaults(func=_cmd_start)
+
+
+def _add_show_command(sub: Commands) -> None:
+    """`show FILE`: review a finished game."""
     show = sub.add_parser(
         "show", help="review a finished game move by move",
         description="Step through a finished game from its saved transcript (yours or the "
@@ -1026,12 +1081,20 @@ def build_parser() -> argparse.ArgumentParser:
     show.add_argument("--text", action="store_true", help="print the moves, no screen")
     _add_ascii(show)
     show.set_defaults(func=_cmd_show)
+
+
+def _add_games_command(sub: Commands) -> None:
+    """`games`: the saved games."""
     games = sub.add_parser(
         "games", help="list your saved games, unfinished first",
         description="Your saved games, with the opponent, the date and the result; "
         "unfinished ones first, each with the command that resumes it, finished ones with "
         "the command that shows them.")
     games.set_defaults(func=_cmd_games)
+
+
+def _add_selfplay_command(sub: Commands) -> None:
+    """`selfplay`: bot against bot over TLS on loopback."""
     selfplay = sub.add_parser("selfplay", help="bot against bot over TLS on loopback",
                               description="The bot plays itself over real TLS connections on "
                               "this computer, with the full protocol and audit; exits 1 if "
@@ -1045,7 +1108,6 @@ def build_parser() -> argparse.ArgumentParser:
                           help="where the transcripts go (default: a new temporary folder)")
     _add_rule_options(selfplay)
     selfplay.set_defaults(func=_cmd_selfplay)
-    return parser
 
 
 def main(argv: Sequence[str] | None = None) -> int:

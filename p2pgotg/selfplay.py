@@ -16,7 +16,7 @@ from p2pgotg.net.hosting import HostConfig, host_game
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits
+from p2pgotg.net.session import GameSession, Timeouts
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.players.levels import SEAT_DEFAULT
 from p2pgotg.protocol import Verdict
@@ -59,10 +59,10 @@ def bot_runner(seed: int, delay: float = 0.0, level: str = SEAT_DEFAULT):
 
 
 async def play_one(options: Any, save_dir: Path, seed: int,
-                   limits: Limits | None = None, level: str = SEAT_DEFAULT) -> SelfplayResult:
+                   limits: Timeouts | None = None, level: str = SEAT_DEFAULT) -> SelfplayResult:
     """One bot-versus-bot game between a host and a joiner in this process, both bots
     at `level`."""
-    limits = limits or Limits()
+    limits = limits or Timeouts()
     cert, key = make_certificate()
     host_cfg = HostConfig(Ed25519PrivateKey.generate(), cert, key, options,
                           save_dir / "host", port=0, bind="127.0.0.1", limits=limits,

@@ -9,16 +9,16 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig
-from p2pgotg.net.session import GameSession, Limits
+from p2pgotg.net.session import GameSession, Timeouts
 
 SAFETY = 30  # seconds: a net against hangs, never a measure of speed
 # Short enough that a stall costs about a second, long enough that a busy machine never
 # ends a healthy connection before its planned fault.
-FAST = Limits(handshake=1.5, keepalive=0.2, silence=1.0, audit=30.0, abandon=60.0, bye=2.0,
+FAST = Timeouts(handshake=1.5, keepalive=0.2, silence=1.0, audit=30.0, abandon=60.0, bye=2.0,
               retry=(0.02, 0.1))
 
 
-def joiner(invite: Invite, save_dir: Path, limits: Limits = FAST) -> JoinConfig:
+def joiner(invite: Invite, save_dir: Path, limits: Timeouts = FAST) -> JoinConfig:
     """A joiner with a fresh key that starts a new game (no resume)."""
     return JoinConfig(Ed25519PrivateKey.generate(), invite, save_dir, limits, resume=False)
 

@@ -1,4 +1,4 @@
-"""A small internet on one machine, for the tests and bench/connect.py (GUIDE section 7).
+"""A small internet on one machine, for the tests and bench/connect.py.
 
 Network namespaces joined by veth links: a WAN with a real STUN server (coturn) on two
 addresses, where every frame waits 40 ms (so 80 ms round trip between two homes; netem is

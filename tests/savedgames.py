@@ -20,10 +20,10 @@ from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.paths import SECOND_SEAT_FILE, load_or_create_identity
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.players.bot import Bot
-from p2pgotg.players.bot_seat import as_peer_action, decide_turn
+from p2pgotg.players.bot_seat import action_for, decide_turn
 from p2pgotg.protocol import HOST, JOINER
-from p2pgotg.protocol.pair import TLS_FP
 from p2pgotg.rules import Move, Piece, Rank, RuleOptions, neighbours
+from p2pgotg.testing.pair import TLS_FP
 
 
 @dataclass
@@ -150,7 +150,7 @@ def play(home: Path, seed: int, *, against_bot: bool = True,
                 break
         assert mover.bot is not None and mover.peer.view is not None
         decision = decide_turn(mover.bot, mover.peer.view, mover.peer.draw_offered_to_me)
-        as_peer_action(decision)(mover.peer)
+        action_for(decision)(mover.peer)
         _deliver(seats)
     else:
         _deliver(seats)

@@ -1,4 +1,4 @@
-"""The blind mode's 1-out-of-15 oblivious transfer (p2pgotg.crypto.ot, GUIDE 4.8).
+"""The blind mode's 1-out-of-15 oblivious transfer (p2pgotg.crypto.ot, SPEC 2.9).
 
 What a player relies on: the attacker learns exactly the message of its own rank, any other
 slot decrypts to noise, every peer point that is not a proper group element is refused, the

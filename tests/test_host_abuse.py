@@ -35,8 +35,8 @@ from p2pgotg.net.multihost import ACTION_LIMIT, FULL, MultiHosting, MultiHostSta
 from p2pgotg.net.seat import drive_async
 from p2pgotg.net.session import (
     GameSession,
-    Limits,
     SessionError,
+    Timeouts,
 )
 from p2pgotg.net.tls import (
     certificate_fingerprint,
@@ -53,7 +53,7 @@ from p2pgotg.rules import RuleOptions, Termination
 from p2pgotg.selfplay import bot_runner
 
 
-def config(save_dir: Path, limits: Limits = FAST,
+def config(save_dir: Path, limits: Timeouts = FAST,
            admission: AdmissionLimits | None = None,
            options: RuleOptions | None = None) -> HostConfig:
     cert, key = make_certificate()
@@ -429,7 +429,7 @@ async def test_a_clean_end_with_a_short_bye_lets_the_host_leave_at_once(tmp_path
                                                                         monkeypatch):
     # abandonment 180 s and a linger of 55 s (silence + handshake + longest retry): a host
     # that waited for either would outlast SAFETY
-    limits = Limits(handshake=30.0, keepalive=0.2, silence=20.0, bye=2.0, retry=(0.02, 5.0))
+    limits = Timeouts(handshake=30.0, keepalive=0.2, silence=20.0, bye=2.0, retry=(0.02, 5.0))
     monkeypatch.setattr(joining, "FramedChannel", ShortByeChannel)
     cfg = config(tmp_path / "host", limits)
     async with trio.open_nursery() as nursery:

@@ -22,13 +22,13 @@ from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.lines import LineWriter
-from p2pgotg.net.session import Limits
+from p2pgotg.net.session import Timeouts
 from p2pgotg.net.tls import open_pinned_connection
 
 SAFETY = 60  # seconds: a net against hangs, never a measure of speed
 F_SETPIPE_SZ = 1031  # (fcntl, Linux)
 NASTY = "\x1b]0;owned\x07\x1b[2K"
-JOIN_LIMITS = Limits(retry=(0.1, 1.0))
+JOIN_LIMITS = Timeouts(retry=(0.1, 1.0))
 
 
 def start_host(home: Path, *args: str, nofile: int | None = None,

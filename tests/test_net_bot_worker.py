@@ -12,9 +12,9 @@ import trio
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.bot_worker import SetupRequest, TurnRequest, ViewDelta, _Games
 from p2pgotg.net.bot_worker_client import RemoteBotSeat, open_bot_worker
-from p2pgotg.players.bot_seat import BotSeat, as_peer_action, rules_to_accept
-from p2pgotg.protocol.pair import Pair
+from p2pgotg.players.bot_seat import BotSeat, action_for, rules_to_accept
 from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions, Side
+from p2pgotg.testing.pair import Pair
 
 OPTIONS = [
     RuleOptions(),
@@ -50,7 +50,7 @@ def worker_step(seat: RemoteBotSeat, games: _Games):
         request = seat.request(peer)
         if request is None:
             return rules_to_accept(peer)
-        return as_peer_action(across_processes(games.answer(across_processes(request))))
+        return action_for(across_processes(games.answer(across_processes(request))))
     return step
 
 
@@ -99,7 +99,7 @@ def test_after_the_first_request_only_what_is_new_is_sent():
         if request is None:
             return rules_to_accept(peer)
         sent.append(request)
-        return as_peer_action(across_processes(games.answer(across_processes(request))))
+        return action_for(across_processes(games.answer(across_processes(request))))
 
     play(pair, step, BotSeat(random.Random(6)).step)
     turns = [r for r in sent if isinstance(r, TurnRequest)]

@@ -21,30 +21,27 @@ import trio
 import trio.testing
 
 from p2pgotg.cli import main as cli_main
-from p2pgotg.crypto import key_from_seed
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits, SessionError
+from p2pgotg.net.session import GameSession, SessionError, Timeouts
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError, parse
 from p2pgotg.protocol.envelope import Envelope
-from p2pgotg.protocol.pair import det_rand
 from p2pgotg.rules import RuleOptions, Setup, Termination
+from p2pgotg.testing.pair import DetRand, det_key
 
 TLS_FP = hashlib.sha256(b"test_net_fairplay certificate").digest()
 SECRET = bytes(range(16))
 
 
-def det_key(label: str):
-    return key_from_seed(hashlib.sha256(f"test_net_fairplay/{label}".encode()).digest())
 
 
-def new_host(tmp_path: Path, limits: Limits, options: RuleOptions | None = None
+def new_host(tmp_path: Path, limits: Timeouts, options: RuleOptions | None = None
              ) -> GameSession:
-    peer = GotgPeer(HOST, det_key("host"), TLS_FP, options or RuleOptions(),
-                det_rand("fairplay-host"))
+    peer = GotgPeer(HOST, det_key("test_net_fairplay/host"), TLS_FP, options or RuleOptions(),
+                DetRand("fairplay-host"))
     return GameSession(peer, tmp_path / "host", SECRET, limits)
 
 
@@ -52,7 +49,7 @@ def type_of(data: bytes) -> str:
     return Envelope.decode(data).body().type
 
 
-def framed(limits: Limits, stream: trio.abc.Stream) -> FramedChannel:
+def framed(limits: Timeouts, stream: trio.abc.Stream) -> FramedChannel:
     return FramedChannel(stream, keepalive_interval=limits.keepalive,
                          silence_timeout=limits.silence)
 
@@ -62,7 +59,8 @@ class Cheater:
     the messages `withhold` picks, and connects to the host's session when told to."""
 
     def __init__(self, withhold: Callable[[bytes], bool], commit: bool = True) -> None:
-        self.peer = GotgPeer(JOINER, det_key("cheater"), TLS_FP, None, det_rand("cheater"))
+        self.peer = GotgPeer(JOINER, det_key("test_net_fairplay/cheater"), TLS_FP,
+                             None, DetRand("cheater"))
         self.withhold = withhold
         self.commit = commit
         self.held: list[bytes] = []
@@ -72,7 +70,7 @@ class Cheater:
         self.fork: GotgPeer = copy.deepcopy(self.peer)
         self.before_turn: GotgPeer | None = None
 
-    async def connect(self, host: GameSession, limits: Limits, nursery: trio.Nursery,
+    async def connect(self, host: GameSession, limits: Timeouts, nursery: trio.Nursery,
                       stay: float, send_first: list[bytes] | None = None,
                       send_last: list[bytes] | None = None) -> None:
         """One connection of `stay` seconds: resend what the host lacks, then play; at
@@ -168,7 +166,7 @@ async def test_reconnecting_over_and_over_postpones_a_claim_by_one_grace_in_all(
     its own; it reconnects every 3 s, staying 2.9 s or only 0.4 s. The host claims once the
     duty limit has passed, at most one grace period later (plus, when no connection is up
     at that moment, until the next one opens): churn does not hold the claim off."""
-    limits = Limits(duty=4.0, grace=5.0)
+    limits = Timeouts(duty=4.0, grace=5.0)
     host = new_host(tmp_path, limits)
     cheater = Cheater(lambda d: type_of(d) == "coin_open")
     host.perform(lambda p: p.start())
@@ -203,7 +201,7 @@ async def test_reconnecting_over_and_over_postpones_a_claim_by_one_grace_in_all(
 
 async def test_a_setup_never_committed_loses_at_the_setup_deadline(tmp_path, capsys,
                                                                   autojump_clock):
-    limits = Limits(setup=300.0)
+    limits = Timeouts(setup=300.0)
     host = new_host(tmp_path, limits)
     cheater = Cheater(lambda d: False, commit=False)
     host.perform(lambda p: p.start())
@@ -233,7 +231,7 @@ async def test_a_setup_never_committed_loses_at_the_setup_deadline(tmp_path, cap
 async def test_away_time_adds_up_across_reconnects(tmp_path, autojump_clock):
     """The joiner owes its coin opening and pops in for 0.5 s every 3 s: what counts is the
     time away in all, so the abandonment limit is reached although it keeps coming back."""
-    limits = Limits(duty=10_000.0, abandon=30.0)  # (no duty claim here: abandonment only)
+    limits = Timeouts(duty=10_000.0, abandon=30.0)  # (no duty claim here: abandonment only)
     host = new_host(tmp_path, limits)
     cheater = Cheater(lambda d: type_of(d) == "coin_open")
     host.perform(lambda p: p.start())
@@ -263,7 +261,7 @@ async def test_a_move_clock_runs_out_however_often_its_owner_reconnects(tmp_path
     time has run out, the deadline is that moment, not "now" at each new connection: the
     claim comes at most one grace period after it (third review, finding 4: 45 s against
     a 16 s bound before)."""
-    limits = Limits(grace=5.0)
+    limits = Timeouts(grace=5.0)
     host = new_host(tmp_path, limits, RuleOptions(move_seconds=10))
     cheater = Cheater(lambda d: False)
     host.perform(lambda p: p.start())
@@ -300,7 +298,7 @@ async def test_a_staller_that_claims_abandonment_is_disputed_and_not_booked_away
     host owed that move). The host was there all along: the silent connection is not the
     joiner's absence, and the claim against it is disputed, because by the host's own
     record it owed nothing when the claim came."""
-    limits = Limits(abandon=30.0, silence=1000.0, keepalive=1.0)
+    limits = Timeouts(abandon=30.0, silence=1000.0, keepalive=1.0)
     host = new_host(tmp_path, limits)
     cheater = Cheater(lambda d: False)
     host.perform(lambda p: p.start())
@@ -341,7 +339,7 @@ async def test_a_staller_that_claims_abandonment_is_disputed_and_not_booked_away
 
 
 async def test_garbage_drops_the_connection_and_the_game_goes_on(tmp_path, autojump_clock):
-    limits = Limits()
+    limits = Timeouts()
     host = new_host(tmp_path, limits)
     cheater = Cheater(lambda d: False)
     host.perform(lambda p: p.start())
@@ -359,7 +357,7 @@ async def test_garbage_drops_the_connection_and_the_game_goes_on(tmp_path, autoj
 
 
 async def test_an_unsigned_error_frame_never_ends_a_game(tmp_path, autojump_clock):
-    limits = Limits()
+    limits = Timeouts()
     host = new_host(tmp_path, limits)
     host.perform(lambda p: p.start())
     a, b = trio.testing.memory_stream_pair()
@@ -378,7 +376,7 @@ async def test_an_unsigned_error_frame_never_ends_a_game(tmp_path, autojump_cloc
 
 
 def test_a_bad_signature_leaves_the_peer_usable_and_unrecorded() -> None:
-    from p2pgotg.protocol.scenarios import bad_signature
+    from protocol.scenarios import bad_signature
 
     result = bad_signature(1)
     assert isinstance(result.error, RemoteProtocolError)
@@ -402,7 +400,7 @@ async def test_a_host_that_only_says_error_cannot_make_the_joiner_give_its_game_
     from p2pgotg.net.joining import JoinConfig, join_game
     from p2pgotg.net.tls import make_certificate, public_key_pin, serve_tls, server_context
     from p2pgotg.net.transcript_file import TranscriptFile
-    from p2pgotg.protocol.pair import Pair
+    from p2pgotg.testing.pair import Pair
 
     pair = Pair.new(seed="error-host")
     pair.handshake(rng=random.Random(1))
@@ -432,7 +430,7 @@ async def test_a_host_that_only_says_error_cannot_make_the_joiner_give_its_game_
         await channel.send(frames.raw("error", reason="go away"))
         await channel.aclose()
 
-    limits = Limits(handshake=2.0, abandon=1.0, retry=(0.05, 0.1))
+    limits = Timeouts(handshake=2.0, abandon=1.0, retry=(0.05, 0.1))
     async with trio.open_nursery() as nursery:
         listeners = await nursery.start(partial(serve_tls, refusing_host,
                                                 server_context(cert, key), 0, "127.0.0.1"))
@@ -452,12 +450,13 @@ async def test_a_hello_that_breaks_a_rule_is_kept_as_evidence(tmp_path, capsys,
                                                             autojump_clock):
     """No game id exists before both hellos, yet the violating hello is saved (named by the
     hash of the host's hello) and verify names the rule."""
-    from p2pgotg.protocol.pair import tamper
+    from p2pgotg.testing.forging import tamper
 
-    limits = Limits()
+    limits = Timeouts()
     host = new_host(tmp_path, limits)
     host.perform(lambda p: p.start())
-    joiner = GotgPeer(JOINER, det_key("bad-hello"), TLS_FP, None, det_rand("bad-hello"))
+    joiner = GotgPeer(JOINER, det_key("test_net_fairplay/bad-hello"), TLS_FP,
+                      None, DetRand("bad-hello"))
     a, b = trio.testing.memory_stream_pair()
     theirs = framed(limits, b)
 

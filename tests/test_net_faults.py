@@ -24,22 +24,11 @@ from hostkit import FAST, SAFETY
 
 from p2pgotg.cli import main as cli_main
 from p2pgotg.net.errors import NetError
-from p2pgotg.net.faultproxy import (
-    CUT,
-    DOWN,
-    HALF_CLOSE,
-    STALL,
-    UP,
-    FaultProxy,
-    Plan,
-    fixed_plans,
-    random_plans,
-)
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.hosting import HostConfig, Hosting, host_game
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.session import GameSession, Limits, SessionError
+from p2pgotg.net.session import GameSession, SessionError, Timeouts
 from p2pgotg.net.tls import (
     make_certificate,
     open_pinned_connection,
@@ -51,6 +40,17 @@ from p2pgotg.protocol import HOST, JOINER, parse
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.rules import RuleOptions
 from p2pgotg.selfplay import bot_runner
+from p2pgotg.testing.faultproxy import (
+    CUT,
+    DOWN,
+    HALF_CLOSE,
+    STALL,
+    UP,
+    FaultProxy,
+    Plan,
+    fixed_plans,
+    random_plans,
+)
 
 # -- helpers ------------------------------------------------------------------------------
 
@@ -58,7 +58,7 @@ from p2pgotg.selfplay import bot_runner
 class Host:
     """host_game running in a nursery, with what it said and what it returned."""
 
-    def __init__(self, save_dir: Path, limits: Limits, seat) -> None:
+    def __init__(self, save_dir: Path, limits: Timeouts, seat) -> None:
         cert, key = make_certificate()
         self.config = HostConfig(Ed25519PrivateKey.generate(), cert, key, RuleOptions(),
                                  save_dir, port=0, bind="127.0.0.1", limits=limits,
@@ -96,7 +96,7 @@ async def idle_seat(session: GameSession) -> None:
     await trio.sleep_forever()
 
 
-def joiner_config(invite: Invite, save_dir: Path, limits: Limits) -> JoinConfig:
+def joiner_config(invite: Invite, save_dir: Path, limits: Timeouts) -> JoinConfig:
     return JoinConfig(Ed25519PrivateKey.generate(), invite, save_dir, limits, resume=False)
 
 
@@ -153,12 +153,12 @@ async def raw_client(port: int, pin: bytes, payload: bytes) -> list[dict]:
 
 
 async def test_wrong_pin_stops_the_joiner_before_it_sends_anything(tmp_path):
-    host = Host(tmp_path / "host", Limits(), idle_seat)
+    host = Host(tmp_path / "host", Timeouts(), idle_seat)
     async with trio.open_nursery() as nursery:
         invite = await host.start(nursery)
         bad = dataclasses.replace(invite, pin=flip(invite.pin))
         with trio.fail_after(SAFETY), pytest.raises(SessionError) as caught:
-            await join_game(joiner_config(bad, tmp_path / "joiner", Limits()), idle_seat)
+            await join_game(joiner_config(bad, tmp_path / "joiner", Timeouts()), idle_seat)
         message = str(caught.value)
         assert "not the host" in message and "nothing was sent" in message
         # the host saw a TLS handshake and then a close: never a greeting
@@ -173,12 +173,12 @@ async def test_wrong_pin_stops_the_joiner_before_it_sends_anything(tmp_path):
 
 
 async def test_wrong_join_secret_is_refused_on_both_sides(tmp_path):
-    host = Host(tmp_path / "host", Limits(), idle_seat)
+    host = Host(tmp_path / "host", Timeouts(), idle_seat)
     async with trio.open_nursery() as nursery:
         invite = await host.start(nursery)
         bad = dataclasses.replace(invite, secret=flip(invite.secret))
         with trio.fail_after(SAFETY), pytest.raises(SessionError, match="wrong join secret"):
-            await join_game(joiner_config(bad, tmp_path / "joiner", Limits()), idle_seat)
+            await join_game(joiner_config(bad, tmp_path / "joiner", Timeouts()), idle_seat)
         nursery.cancel_scope.cancel()
     assert host.statuses == ["a joiner with a wrong join secret was refused"]
     assert saved_games(tmp_path) == []
@@ -193,7 +193,7 @@ async def test_a_second_joiner_is_told_the_host_is_playing(tmp_path, capsys):
         await go.wait()
         await bot_runner(1)(session)
 
-    host = Host(tmp_path / "host", Limits(), gated_bot)
+    host = Host(tmp_path / "host", Timeouts(), gated_bot)
     first: list[GameSession] = []
     joined = trio.Event()
 
@@ -206,7 +206,7 @@ async def test_a_second_joiner_is_told_the_host_is_playing(tmp_path, capsys):
 
         async def first_joiner() -> None:
             first.append(await join_game(
-                joiner_config(invite, tmp_path / "first", Limits()), bot_runner(2),
+                joiner_config(invite, tmp_path / "first", Timeouts()), bot_runner(2),
                 on_session=on_session))
 
         nursery.start_soon(first_joiner)
@@ -215,7 +215,7 @@ async def test_a_second_joiner_is_told_the_host_is_playing(tmp_path, capsys):
             while first[0].peer.flow.game_id is None:  # its hello is out: a game id
                 await first[0].wait_changed()
         with trio.fail_after(SAFETY), pytest.raises(SessionError, match="already playing"):
-            await join_game(joiner_config(invite, tmp_path / "second", Limits()), idle_seat)
+            await join_game(joiner_config(invite, tmp_path / "second", Timeouts()), idle_seat)
         # (before or after the host took the first joiner's hello: either words say it)
         assert any(status in host.statuses for status in (
             "a second joiner was refused: a game is in progress",
@@ -229,7 +229,7 @@ async def test_a_second_joiner_is_told_the_host_is_playing(tmp_path, capsys):
 
 
 async def test_another_session_version_gets_an_error_naming_both_versions(tmp_path):
-    host = Host(tmp_path / "host", Limits(), idle_seat)
+    host = Host(tmp_path / "host", Timeouts(), idle_seat)
     async with trio.open_nursery() as nursery:
         invite = await host.start(nursery)
         hello = msgpack.packb({"ctl": "hi", "v": 2, "secret": invite.secret, "game": None,
@@ -256,7 +256,7 @@ async def test_a_host_speaking_another_version_is_a_clear_error_for_the_joiner(t
         port = listeners[0].socket.getsockname()[1]
         invite = Invite.new("127.0.0.1", port, public_key_pin(cert))
         with trio.fail_after(SAFETY), pytest.raises(SessionError) as caught:
-            await join_game(joiner_config(invite, tmp_path / "joiner", Limits()), idle_seat)
+            await join_game(joiner_config(invite, tmp_path / "joiner", Timeouts()), idle_seat)
         nursery.cancel_scope.cancel()
     assert "version 2" in str(caught.value) and "version 1" in str(caught.value)
     assert saved_games(tmp_path) == []
@@ -265,7 +265,7 @@ async def test_a_host_speaking_another_version_is_a_clear_error_for_the_joiner(t
 async def test_garbage_and_oversized_input_end_only_that_connection(tmp_path, capsys):
     """Each bad client gets its connection closed (with an error frame when it spoke TLS),
     promptly and without a traceback; then a real joiner plays a whole game."""
-    limits = Limits(handshake=1.0)
+    limits = Timeouts(handshake=1.0)
     host = Host(tmp_path / "host", limits, bot_runner(5))
     rng = random.Random(1)
     async with trio.open_nursery() as nursery:
@@ -315,7 +315,7 @@ def _frame(payload: bytes) -> bytes:
 # -- faults while playing: the proxy -------------------------------------------------------
 
 
-async def play_through_proxy(tmp_path: Path, planner, seed: int, limits: Limits = FAST,
+async def play_through_proxy(tmp_path: Path, planner, seed: int, limits: Timeouts = FAST,
                              ) -> tuple[GameSession, GameSession, FaultProxy]:
     """A bot host, a bot joiner whose invite points at the proxy, one whole game."""
     host = Host(tmp_path / "host", limits, bot_runner(seed * 2))

@@ -19,18 +19,17 @@ import trio
 import trio.testing
 
 from p2pgotg.cli import main as cli_main
-from p2pgotg.crypto import key_from_seed
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits
+from p2pgotg.net.session import GameSession, Timeouts
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, parse
 from p2pgotg.protocol.envelope import Envelope
-from p2pgotg.protocol.pair import det_rand
 from p2pgotg.rules import FlagRule, RuleOptions
 from p2pgotg.selfplay import play_one
+from p2pgotg.testing.pair import DetRand, det_key
 
 SAFETY = 60  # seconds: a net against hangs, never a measure of speed
 
@@ -116,8 +115,6 @@ class Trickle(trio.abc.Stream):
         await self.inner.aclose()
 
 
-def det_key(label: str):
-    return key_from_seed(hashlib.sha256(f"test_net_games/{label}".encode()).digest())
 
 
 TLS_FP = hashlib.sha256(b"test_net_games certificate").digest()
@@ -127,10 +124,12 @@ SECRET = bytes(range(16))
 async def test_whole_game_over_a_byte_at_a_time_trickle(tmp_path, capsys, autojump_clock):
     """Every frame arrives in as many pieces as it has bytes, on both sides, for a whole
     game: the framing holds, and the game ends clean and identical on both sides."""
-    limits = Limits()
-    host = GameSession(GotgPeer(HOST, det_key("host"), TLS_FP, RuleOptions(), det_rand("th")),
+    limits = Timeouts()
+    host = GameSession(GotgPeer(HOST, det_key("test_net_games/host"), TLS_FP,
+                                RuleOptions(), DetRand("th")),
                        tmp_path / "host", SECRET, limits)
-    joiner = GameSession(GotgPeer(JOINER, det_key("joiner"), TLS_FP, None, det_rand("tj")),
+    joiner = GameSession(GotgPeer(JOINER, det_key("test_net_games/joiner"), TLS_FP,
+                                  None, DetRand("tj")),
                          tmp_path / "joiner", SECRET, limits)
     a, b = trio.testing.memory_stream_pair()
     host_stream, joiner_stream = Trickle(a), Trickle(b)
@@ -173,7 +172,7 @@ class WatchedChannel(FramedChannel):
     completed fsyncs covered (`synced`: path -> bytes of the file an fsync has finished)."""
 
     def __init__(self, stream: trio.abc.Stream, session: GameSession, synced: dict[Path, int],
-                 limits: Limits) -> None:
+                 limits: Timeouts) -> None:
         super().__init__(stream, keepalive_interval=limits.keepalive,
                          silence_timeout=limits.silence)
         self.session = session
@@ -192,7 +191,7 @@ class WatchedChannel(FramedChannel):
                 self.checked["msg"] += 1
             elif ctl["ctl"] == "bye":  # "I hold N of yours": those N must be durable
                 on_disk = parse(data[:durable]).messages
-                held = sum(1 for sender, _ in on_disk if sender == self.session.peer.peer_role)
+                held = sum(1 for sender, _ in on_disk if sender == self.session.peer.other_role)
                 assert held >= ctl["have"], "bye counted messages that were not yet durable"
                 self.checked["bye"] += 1
         await super().send(frame)
@@ -213,10 +212,12 @@ async def test_nothing_is_sent_before_its_transcript_record_is_fsynced(tmp_path,
         synced[self.path] = max(synced.get(self.path, 0), size)
 
     monkeypatch.setattr(TranscriptFile, "_fsync", watched_fsync)
-    limits = Limits()
-    host = GameSession(GotgPeer(HOST, det_key("host"), TLS_FP, RuleOptions(), det_rand("wh")),
+    limits = Timeouts()
+    host = GameSession(GotgPeer(HOST, det_key("test_net_games/host"), TLS_FP,
+                                RuleOptions(), DetRand("wh")),
                        tmp_path / "host", SECRET, limits)
-    joiner = GameSession(GotgPeer(JOINER, det_key("joiner"), TLS_FP, None, det_rand("wj")),
+    joiner = GameSession(GotgPeer(JOINER, det_key("test_net_games/joiner"), TLS_FP,
+                                  None, DetRand("wj")),
                          tmp_path / "joiner", SECRET, limits)
     a, b = trio.testing.memory_stream_pair()
     channels = WatchedChannel(a, host, synced, limits), WatchedChannel(b, joiner, synced, limits)

@@ -15,7 +15,7 @@ from p2pgotg.net.hosting import HostConfig, host_game
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import OWN_KEY_WORDS, JoinConfig, join_game
 from p2pgotg.net.paths import identity_for_joining, load_or_create_identity
-from p2pgotg.net.session import GameSession, Limits, Link, SessionError
+from p2pgotg.net.session import GameSession, Link, SessionError, Timeouts
 from p2pgotg.net.tls import make_certificate, public_key_pin
 from p2pgotg.protocol import HOST, JOINER
 from p2pgotg.rules import RuleOptions
@@ -44,11 +44,11 @@ def leaving_seat(why: str, accept: bool):
     ("quit", True, "the other player quit"),
 ])
 async def test_a_leaving_joiner_is_told_in_words(tmp_path, why, accept, says):
-    host = Host(tmp_path / "host", Limits(), idle_seat)
+    host = Host(tmp_path / "host", Timeouts(), idle_seat)
     async with trio.open_nursery() as nursery:
         invite = await host.start(nursery)
         with trio.fail_after(SAFETY), pytest.raises(SessionError, match="the test's joiner"):
-            await join_game(joiner_config(invite, tmp_path / "joiner", Limits()),
+            await join_game(joiner_config(invite, tmp_path / "joiner", Timeouts()),
                             leaving_seat(why, accept))
         with trio.fail_after(SAFETY):
             await host.wait_status(says)
@@ -62,7 +62,7 @@ async def test_a_joiner_whose_host_is_not_there_counts_down_then_gives_up(tmp_pa
         port = probe.getsockname()[1]
     invite = Invite("127.0.0.1", port, bytes(32), bytes(16))
     statuses: list[str] = []
-    config = JoinConfig(Ed25519PrivateKey.generate(), invite, tmp_path, Limits(),
+    config = JoinConfig(Ed25519PrivateKey.generate(), invite, tmp_path, Timeouts(),
                         resume=False, give_up=1.5)
     with trio.fail_after(SAFETY), pytest.raises(SessionError) as caught:
         await join_game(config, idle_seat, on_status=statuses.append)
@@ -74,10 +74,10 @@ async def test_a_joiner_whose_host_is_not_there_counts_down_then_gives_up(tmp_pa
 
 
 async def test_a_host_signing_with_our_own_key_is_said_at_once(tmp_path):
-    host = Host(tmp_path / "host", Limits(), idle_seat)
+    host = Host(tmp_path / "host", Timeouts(), idle_seat)
     async with trio.open_nursery() as nursery:
         invite = await host.start(nursery)
-        config = JoinConfig(host.config.key, invite, tmp_path / "joiner", Limits(),
+        config = JoinConfig(host.config.key, invite, tmp_path / "joiner", Timeouts(),
                             resume=False)
         with trio.fail_after(SAFETY), pytest.raises(SessionError) as caught:
             await join_game(config, bot_runner(1))
@@ -110,7 +110,7 @@ async def test_two_seats_of_one_account_play_each_other(tmp_path, monkeypatch):
         invite = Invite.decode(hosting.invites[0])
         with trio.fail_after(SAFETY):
             result["joiner"] = await join_game(
-                JoinConfig(joining_key, invite, folder, Limits()), bot_runner(2))
+                JoinConfig(joining_key, invite, folder, Timeouts()), bot_runner(2))
     for role in (HOST, JOINER):
         verdict = result[role].verdict
         assert verdict is not None and verdict.clean and verdict.audit_complete

@@ -24,26 +24,26 @@ from hostkit import FAST, SAFETY, assert_clean, joiner
 
 from p2pgotg.games import replay
 from p2pgotg.net.bot_worker_client import open_bot_worker
-from p2pgotg.net.faultproxy import CUT, FaultProxy, Plan, fixed_plans
 from p2pgotg.net.hosting import HostConfig
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import join_game
 from p2pgotg.net.multihost import FULL, MultiHosting, MultiHostStats, host_many
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits, SessionError
+from p2pgotg.net.session import GameSession, SessionError, Timeouts
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.players.bot import Bot
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import Finding, Phase, parse
 from p2pgotg.rules import Rank, RuleOptions, Setup, Side
 from p2pgotg.selfplay import bot_runner, seat_seed
+from p2pgotg.testing.faultproxy import CUT, FaultProxy, Plan, fixed_plans
 
 
 class ManyHost:
     """host_many in a nursery, with what it said and the sessions of the games that ended."""
 
     def __init__(self, save_dir: Path, max_games: int, games_total: int | None = None,
-                 limits: Limits = FAST, runner=lambda n: bot_runner(1000 + n)) -> None:
+                 limits: Timeouts = FAST, runner=lambda n: bot_runner(1000 + n)) -> None:
         cert, key = make_certificate()
         self.config = HostConfig(Ed25519PrivateKey.generate(), cert, key, RuleOptions(),
                                  save_dir, port=0, bind="127.0.0.1", limits=limits,

@@ -13,7 +13,7 @@ import trio
 from p2pgotg.net.errors import ConnectFailedError, PinMismatchError
 from p2pgotg.net.invite import NAT_SYMMETRIC, NAT_UNKNOWN, Invite
 from p2pgotg.net.racing import JoinReach, race
-from p2pgotg.net.session import Limits, SessionError
+from p2pgotg.net.session import SessionError, Timeouts
 from p2pgotg.net.tls import (
     listening_port,
     make_certificate,
@@ -50,7 +50,7 @@ async def test_the_candidate_with_the_right_pin_wins_over_a_dead_one_and_an_impo
         invite = Invite.v2([Candidate(LAN, "127.0.0.1", closed_port()),
                             Candidate(MAPPED, "127.0.0.1", impostor),
                             Candidate(LAN, "127.0.0.1", real)], pin, SECRET)
-        stream = await race(invite, JoinReach([]), Limits(), lambda s: None)
+        stream = await race(invite, JoinReach([]), Timeouts(), lambda s: None)
         assert stream.getpeercert(binary_form=True)
         assert public_key_pin(stream.getpeercert(binary_form=True)) == pin
         await stream.aclose()
@@ -62,7 +62,7 @@ async def test_only_impostors_is_a_pin_mismatch():
         impostor, _pin = await tls_server(nursery)
         invite = Invite.v2([Candidate(LAN, "127.0.0.1", impostor)], bytes(32), SECRET)
         with pytest.raises(PinMismatchError):
-            await race(invite, JoinReach([]), Limits(), lambda s: None)
+            await race(invite, JoinReach([]), Timeouts(), lambda s: None)
         nursery.cancel_scope.cancel()
 
 
@@ -70,14 +70,14 @@ async def test_a_symmetric_host_fails_fast_the_first_time_and_is_waited_for_late
     invite = Invite.v2([Candidate(LAN, "127.0.0.1", closed_port())], bytes(32), SECRET,
                        NAT_SYMMETRIC)
     with pytest.raises(SessionError, match=r"symmetric NAT.*What to do") as info:
-        await race(invite, JoinReach([]), Limits(), lambda s: None, first=True)
+        await race(invite, JoinReach([]), Timeouts(), lambda s: None, first=True)
     assert info.value.fatal
     with pytest.raises(ConnectFailedError):
-        await race(invite, JoinReach([]), Limits(), lambda s: None, first=False)
+        await race(invite, JoinReach([]), Timeouts(), lambda s: None, first=False)
 
 
 async def test_a_host_not_running_is_retried_not_given_up():
     invite = Invite.v2([Candidate(LAN, "127.0.0.1", closed_port())], bytes(32), SECRET,
                        NAT_UNKNOWN)
     with pytest.raises(ConnectFailedError, match=r"127\.0\.0\.1"):
-        await race(invite, JoinReach([]), Limits(), lambda s: None)
+        await race(invite, JoinReach([]), Timeouts(), lambda s: None)

@@ -28,7 +28,7 @@ from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.hosting import HostConfig, host_game
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.session import GameSession, Limits, SessionError
+from p2pgotg.net.session import GameSession, SessionError, Timeouts
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.protocol import HOST, JOINER, Finding, encode_record, parse
 from p2pgotg.protocol.envelope import Envelope
@@ -37,7 +37,7 @@ from p2pgotg.selfplay import bot_runner
 
 REPO = Path(__file__).resolve().parent.parent
 SAFETY = 30  # seconds: a net against hangs, never a measure of speed
-QUICK = Limits(handshake=5.0, keepalive=1.0, silence=5.0, audit=30.0, abandon=20.0, bye=2.0,
+QUICK = Timeouts(handshake=5.0, keepalive=1.0, silence=5.0, audit=30.0, abandon=20.0, bye=2.0,
                retry=(0.02, 0.2))
 
 
@@ -214,7 +214,7 @@ async def test_sigkill_mid_game_then_the_same_command_resumes(tmp_path, capsys, 
 
 
 class Host:
-    def __init__(self, save_dir: Path, limits: Limits, seed: int) -> None:
+    def __init__(self, save_dir: Path, limits: Timeouts, seed: int) -> None:
         cert, key = make_certificate()
         self.config = HostConfig(Ed25519PrivateKey.generate(), cert, key, RuleOptions(),
                                  save_dir, port=0, bind="127.0.0.1", limits=limits,

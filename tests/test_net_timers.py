@@ -20,7 +20,6 @@ import trio.testing
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.cli import main as cli_main
-from p2pgotg.crypto import key_from_seed
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.errors import ConnectionClosedError, NetError, PeerSilentError
 from p2pgotg.net.framing import FramedChannel
@@ -28,35 +27,34 @@ from p2pgotg.net.hosting import HostConfig, host_game
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Limits, Link
+from p2pgotg.net.session import GameSession, Link, Timeouts
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError, parse
 from p2pgotg.protocol.envelope import Envelope
-from p2pgotg.protocol.pair import det_rand
 from p2pgotg.rules import RuleOptions, Setup, Termination
 from p2pgotg.selfplay import bot_runner
+from p2pgotg.testing.pair import DetRand, det_key
 
 SAFETY = 30  # real seconds for the socket tests; virtual ones below are exact
 TLS_FP = hashlib.sha256(b"test_net_timers certificate").digest()
 SECRET = bytes(range(16))
 
 
-def det_key(label: str):
-    return key_from_seed(hashlib.sha256(f"test_net_timers/{label}".encode()).digest())
 
 
-def new_host(tmp_path: Path, options: RuleOptions, limits: Limits) -> GameSession:
-    peer = GotgPeer(HOST, det_key("host"), TLS_FP, options, det_rand("timers-host"))
+def new_host(tmp_path: Path, options: RuleOptions, limits: Timeouts) -> GameSession:
+    peer = GotgPeer(HOST, det_key("test_net_timers/host"), TLS_FP, options, DetRand("timers-host"))
     return GameSession(peer, tmp_path / "host", SECRET, limits)
 
 
-def new_joiner(tmp_path: Path, limits: Limits) -> GameSession:
-    peer = GotgPeer(JOINER, det_key("joiner"), TLS_FP, None, det_rand("timers-joiner"))
+def new_joiner(tmp_path: Path, limits: Timeouts) -> GameSession:
+    peer = GotgPeer(JOINER, det_key("test_net_timers/joiner"), TLS_FP,
+                    None, DetRand("timers-joiner"))
     return GameSession(peer, tmp_path / "joiner", SECRET, limits)
 
 
-def channel(stream: trio.abc.Stream, limits: Limits) -> FramedChannel:
+def channel(stream: trio.abc.Stream, limits: Timeouts) -> FramedChannel:
     return FramedChannel(stream, keepalive_interval=limits.keepalive,
                          silence_timeout=limits.silence)
 
@@ -95,7 +93,7 @@ def joiners_turn(session: GameSession) -> bool:
 
 async def test_a_player_out_of_time_loses_by_the_opponents_claim(tmp_path, capsys,
                                                                  autojump_clock):
-    limits = Limits()
+    limits = Timeouts()
     host = new_host(tmp_path, RuleOptions(move_seconds=30), limits)
     joiner = new_joiner(tmp_path, limits)
     a, b = trio.testing.memory_stream_pair()
@@ -165,9 +163,10 @@ async def refuser(ch: FramedChannel, peer: GotgPeer, rng: random.Random,
 
 async def test_a_resigner_that_refuses_the_audit_loses_proven_by_the_winners_audit(tmp_path, capsys,
                                                                    autojump_clock):
-    limits = Limits(audit=60.0, bye=5.0)
+    limits = Timeouts(audit=60.0, bye=5.0)
     host = new_host(tmp_path, RuleOptions(), limits)
-    cheat = GotgPeer(JOINER, det_key("refuser"), TLS_FP, None, det_rand("timers-refuser"))
+    cheat = GotgPeer(JOINER, det_key("test_net_timers/refuser"), TLS_FP,
+                     None, DetRand("timers-refuser"))
     dropped: list[bytes] = []
     a, b = trio.testing.memory_stream_pair()
     host.perform(lambda p: p.start())
@@ -253,7 +252,7 @@ class BlackHole(trio.abc.Stream):
 
 
 async def test_a_silent_peer_is_noticed_within_the_silence_limit(tmp_path, autojump_clock):
-    limits = Limits(keepalive=5.0, silence=20.0)
+    limits = Timeouts(keepalive=5.0, silence=20.0)
     host, joiner = new_host(tmp_path, RuleOptions(), limits), new_joiner(tmp_path, limits)
     cut = trio.Event()
     a, b = trio.testing.memory_stream_pair()
@@ -292,7 +291,7 @@ async def test_a_silent_peer_is_noticed_within_the_silence_limit(tmp_path, autoj
 # -- abandonment (real sockets, short limits) --------------------------------------------
 
 
-SHORT = Limits(handshake=5.0, keepalive=0.5, silence=5.0, audit=30.0, abandon=0.5, bye=2.0,
+SHORT = Timeouts(handshake=5.0, keepalive=0.5, silence=5.0, audit=30.0, abandon=0.5, bye=2.0,
                retry=(0.05, 0.1))
 
 
@@ -392,7 +391,7 @@ async def test_a_peer_back_after_the_audit_limit_gets_its_resend_in_first(tmp_pa
     """The joiner's audit dies with the connection and it stays away longer than the audit
     limit: when it comes back, its audit (sent again at once) is taken, not a claim made
     the moment the connection opens."""
-    limits = Limits(audit=60.0)
+    limits = Timeouts(audit=60.0)
     host, joiner = new_host(tmp_path, RuleOptions(), limits), new_joiner(tmp_path, limits)
     host.perform(lambda p: p.start())
     with trio.fail_after(3600):

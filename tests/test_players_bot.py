@@ -1,4 +1,4 @@
-"""The bot plays from its own view: legal actions only, whole games to an end in both
+"""The bot plays from its own view: legal choices only, whole games to an end in both
 challenge modes, better than random moves, and the specific judgements it must get right
 (a known losing challenge, a flag claim, a safe flag run, resigning, offering a draw).
 
@@ -19,8 +19,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from p2pgotg.players import Bot, ClaimFlag, OfferDraw, PlayMove, Resign, play_match
-from p2pgotg.players.actions import Action
 from p2pgotg.players.bot import Budget
+from p2pgotg.players.choices import Choice
 from p2pgotg.rules import (
     SQUARES,
     ChallengeMode,
@@ -130,34 +130,34 @@ class Table:
                 assert all(p.side is side or p in self.shown for p in view.known_ranks())
 
 
-def assert_legal(view: Game, side: Side, action: Action) -> None:
+def assert_legal(view: Game, side: Side, choice: Choice) -> None:
     assert view.turn is side and not view.is_over
-    if isinstance(action, (PlayMove, OfferDraw)):
-        assert action.move in view.legal_moves, action
-    elif isinstance(action, ClaimFlag):
-        assert view.flag_claim_problem(side, action.piece) is None
+    if isinstance(choice, (PlayMove, OfferDraw)):
+        assert choice.move in view.legal_moves, choice
+    elif isinstance(choice, ClaimFlag):
+        assert view.flag_claim_problem(side, choice.piece) is None
     else:
-        assert isinstance(action, Resign), action
+        assert isinstance(choice, Resign), choice
 
 
 def play_game(table: Table, players: dict, max_plies: int = 1000) -> Outcome | None:
-    """Drive a game through `table` with legality checks on every action."""
+    """Drive a game through `table` with legality checks on every choice."""
     while not table.ref.is_over and table.ref.ply < max_plies:
         side = table.ref.turn
         player, view = players[side], table.views[side]
-        action = player.choose_action(view)
-        assert_legal(view, side, action)
-        if isinstance(action, ClaimFlag):
-            table.claim(side, action.piece)
-        elif isinstance(action, Resign):
+        choice = player.choose(view)
+        assert_legal(view, side, choice)
+        if isinstance(choice, ClaimFlag):
+            table.claim(side, choice.piece)
+        elif isinstance(choice, Resign):
             table.end(lambda g, side=side: g.resign(side))
         else:
-            table.push(action.move)
+            table.push(choice.move)
             if not table.ref.is_over:
                 claim = player.after_move_claim(view)
                 if claim is not None:
                     table.claim(side, claim.piece)
-            offered = isinstance(action, OfferDraw) and not table.ref.is_over
+            offered = isinstance(choice, OfferDraw) and not table.ref.is_over
             if offered and players[side.other].wants_draw(table.views[side.other]):
                 table.end(lambda g: g.agree_draw())
         table.check()
@@ -179,9 +179,9 @@ def new_game(seed: int, options: RuleOptions, white_level: int = 1, black_level:
     return table, players
 
 
-def move_of(action: Action) -> Move | None:
+def move_of(choice: Choice) -> Move | None:
     """The move a PlayMove or an OfferDraw plays (a draw offer rides on a move)."""
-    return action.move if isinstance(action, (PlayMove, OfferDraw)) else None
+    return choice.move if isinstance(choice, (PlayMove, OfferDraw)) else None
 
 
 # -- whole games ----------------------------------------------------------------------
@@ -222,14 +222,14 @@ def test_bot_beats_random_moves_in_a_clear_majority(options):
 
 
 @MODES
-def test_local_referee_plays_the_same_game_as_this_table(options):
+def test_local_arbiter_plays_the_same_game_as_this_table(options):
     """`play_match` and the independent `Table` agree move for move on the same seeds."""
     table, players = new_game(3, options)
     outcome = play_game(table, players)
     again = make_bots(3)
     result = play_match(again[Side.WHITE], again[Side.BLACK], options)
     assert result.outcome == outcome
-    assert result.referee.history == table.ref.history
+    assert result.arbiter.history == table.ref.history
 
 
 def test_bot_with_a_full_view_still_plays_legally():
@@ -239,15 +239,15 @@ def test_bot_with_a_full_view_still_plays_legally():
     game = Game.from_setups(bot.choose_setup(), other.choose_setup(), OPEN)
     while not game.is_over and game.ply < 600:
         if game.turn is Side.WHITE:
-            action = bot.choose_action(game)
-            assert_legal(game, Side.WHITE, action)
-            if isinstance(action, ClaimFlag):
-                game.claim_flag_run(Side.WHITE, action.piece)
+            choice = bot.choose(game)
+            assert_legal(game, Side.WHITE, choice)
+            if isinstance(choice, ClaimFlag):
+                game.claim_flag_run(Side.WHITE, choice.piece)
                 break
-            if isinstance(action, Resign):
+            if isinstance(choice, Resign):
                 game.resign(Side.WHITE)
                 break
-            game.push(action.move)
+            game.push(choice.move)
         else:
             game.push(rng.choice(game.legal_moves))
     assert game.is_over
@@ -256,7 +256,7 @@ def test_bot_with_a_full_view_still_plays_legally():
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 10**6), plies=st.integers(0, 160), blind=st.booleans())
 def test_any_reachable_position_gets_a_legal_action(seed, plies, blind):
-    """Random play for a while, then the bot to move must answer with a legal action."""
+    """Random play for a while, then the bot to move must answer with a legal choice."""
     rng = random.Random(seed)
     options = BLIND if blind else OPEN
     table = Table.from_setups(Setup.random(Side.WHITE, rng), Setup.random(Side.BLACK, rng), options)
@@ -266,7 +266,7 @@ def test_any_reachable_position_gets_a_legal_action(seed, plies, blind):
         return
     side = table.ref.turn
     bot = Bot(side, random.Random(seed))
-    assert_legal(table.views[side], side, bot.choose_action(table.views[side]))
+    assert_legal(table.views[side], side, bot.choose(table.views[side]))
     assert isinstance(bot.wants_draw(table.views[side]), bool)
 
 
@@ -277,14 +277,14 @@ def test_a_decision_leaves_no_reference_cycles():
     result = play_match(
         Bot(Side.WHITE, random.Random(5)), Bot(Side.BLACK, random.Random(6)), max_plies=60
     )
-    side = result.referee.turn
+    side = result.arbiter.turn
     view = result.views[side]
     bot = Bot(side, random.Random(7))
     gc.collect()
     gc.disable()
     try:
         for _ in range(3):
-            bot.choose_action(view)
+            bot.choose(view)
             bot.wants_draw(view)
         assert gc.collect() == 0
     finally:
@@ -294,7 +294,7 @@ def test_a_decision_leaves_no_reference_cycles():
 @pytest.mark.parametrize("level", ["easy", "normal", "hard"])
 def test_decisions_do_not_depend_on_hidden_ranks(level):
     """Two opponents with the same squares but different ranks: while the public history is
-    the same, the bot (same seed) chooses exactly the same actions."""
+    the same, the bot (same seed) chooses exactly the same moves."""
     rng = random.Random(11)
     white = Bot(Side.WHITE, random.Random(1)).choose_setup()
     black_a = Setup.random(Side.BLACK, rng)
@@ -307,16 +307,16 @@ def test_decisions_do_not_depend_on_hidden_ranks(level):
         bot = Bot(Side.WHITE, random.Random(99), level,
                   budget=Budget(seconds=None, max_worlds=6))  # (hard: no clock)
         view = Game.for_player(white, black.squares, BLIND)
-        actions = []
+        choices = []
         for _ in range(8):
-            action = bot.choose_action(view)
-            actions.append(action)
-            if not isinstance(action, PlayMove) or view.is_challenge(action.move):
+            choice = bot.choose(view)
+            choices.append(choice)
+            if not isinstance(choice, PlayMove) or view.is_challenge(choice.move):
                 break
-            view.push(action.move)
+            view.push(choice.move)
             # Black answers with the same quiet move in both games.
             view.push(next(m for m in view.legal_moves if not view.is_challenge(m)))
-        chosen.append(actions)
+        chosen.append(choices)
     assert chosen[0] == chosen[1]
 
 
@@ -379,9 +379,9 @@ def test_avoids_a_challenge_it_knows_it_loses_and_takes_one_it_knows_it_wins():
     for shown, want in ((Rank.GENERAL, False), (Rank.SPY, True)):
         black = {"i8": Rank.FLAG, "e5": shown, "a8": Rank.PRIVATE}
         table = Table.from_position(white, black, W, OPEN, revealed={"e5": shown})
-        action = Bot(W, random.Random(0)).choose_action(table.views[W])
-        takes = move_of(action) == Move.parse("e4-e5")
-        assert takes is want, (shown, action)
+        choice = Bot(W, random.Random(0)).choose(table.views[W])
+        takes = move_of(choice) == Move.parse("e4-e5")
+        assert takes is want, (shown, choice)
 
 
 def test_blind_mode_remembers_what_beat_its_captain():
@@ -397,16 +397,16 @@ def test_blind_mode_remembers_what_beat_its_captain():
     view = table.views[W]
     assert view.rank_of(view.piece_at(parse_square("e4"))) is None  # blind: not shown
     for seed in range(10):
-        action = Bot(W, random.Random(seed)).choose_action(view)
-        assert move_of(action) != Move.parse("f4-e4")
+        choice = Bot(W, random.Random(seed)).choose(view)
+        assert move_of(choice) != Move.parse("f4-e4")
 
 
 def test_hunts_a_revealed_piece_it_beats():
     white = {"a1": Rank.FLAG, "e4": Rank.BRIGADIER_GENERAL, "b1": Rank.PRIVATE}
     black = {"i8": Rank.FLAG, "e5": Rank.COLONEL, "a8": Rank.PRIVATE}
     table = Table.from_position(white, black, W, OPEN, revealed={"e5": Rank.COLONEL})
-    action = Bot(W, random.Random(0)).choose_action(table.views[W])
-    assert move_of(action) == Move.parse("e4-e5")
+    choice = Bot(W, random.Random(0)).choose(table.views[W])
+    assert move_of(choice) == Move.parse("e4-e5")
 
 
 def test_runs_the_flag_home_when_no_enemy_can_catch_it_and_claims_on_arrival():
@@ -415,9 +415,9 @@ def test_runs_the_flag_home_when_no_enemy_can_catch_it_and_claims_on_arrival():
     table = Table.from_position(white, black, W, BLIND)
     bot = Bot(W, random.Random(0))
     view = table.views[W]
-    action = bot.choose_action(view)
-    assert move_of(action) == Move.parse("e7-e8")
-    table.push(action.move)
+    choice = bot.choose(view)
+    assert move_of(choice) == Move.parse("e7-e8")
+    table.push(choice.move)
     flag = view.piece_at(parse_square("e8"))
     assert bot.after_move_claim(view) == ClaimFlag(flag)
     table.claim(W, flag)
@@ -431,16 +431,16 @@ def test_runs_a_longer_safe_path_for_black_too():
     table = Table.from_position(white, black, B, OPEN)
     bot = Bot(B, random.Random(0))
     for _ in range(6):
-        action = bot.choose_action(table.views[B])
-        assert isinstance(action, (PlayMove, OfferDraw, ClaimFlag))
-        if isinstance(action, ClaimFlag):
-            table.claim(B, action.piece)
+        choice = bot.choose(table.views[B])
+        assert isinstance(choice, (PlayMove, OfferDraw, ClaimFlag))
+        if isinstance(choice, ClaimFlag):
+            table.claim(B, choice.piece)
             break
         flag_before = next(
             p for p in table.views[B].pieces(B) if table.views[B].rank_of(p) is Rank.FLAG
         )
-        assert table.views[B].square_of(flag_before) == action.move.from_square
-        table.push(action.move)
+        assert table.views[B].square_of(flag_before) == choice.move.from_square
+        table.push(choice.move)
         claim = bot.after_move_claim(table.views[B])
         if claim is not None:
             table.claim(B, claim.piece)
@@ -454,7 +454,7 @@ def test_keeps_the_flag_back_when_an_enemy_could_catch_the_run():
     black = {"a8": Rank.FLAG, "f7": Rank.PRIVATE}
     table = Table.from_position(white, black, W, BLIND)
     for seed in range(10):
-        move = move_of(Bot(W, random.Random(seed)).choose_action(table.views[W]))
+        move = move_of(Bot(W, random.Random(seed)).choose(table.views[W]))
         assert move is not None
         if move.from_square == parse_square("e5"):
             assert move.to_square // 9 <= 4, f"the flag walked forward: {move}"
@@ -467,7 +467,7 @@ def test_claims_the_win_once_the_flag_has_survived_a_turn():
     bot = Bot(W, random.Random(0))
     table.push("a5-a4")  # Black does not challenge the flag next to its Private
     flag = table.views[W].piece_at(parse_square("e8"))
-    assert bot.choose_action(table.views[W]) == ClaimFlag(flag)
+    assert bot.choose(table.views[W]) == ClaimFlag(flag)
 
 
 def test_resigns_when_its_flag_is_lost_for_sure():
@@ -475,11 +475,11 @@ def test_resigns_when_its_flag_is_lost_for_sure():
     white = {"a1": Rank.FLAG}
     black = {"a2": Rank.PRIVATE, "b2": Rank.SERGEANT, "i8": Rank.FLAG}
     table = Table.from_position(white, black, W, OPEN)
-    assert Bot(W, random.Random(0)).choose_action(table.views[W]) == Resign()
+    assert Bot(W, random.Random(0)).choose(table.views[W]) == Resign()
     # With another piece the opponent cannot tell which one is the flag: play on.
     white = {"a1": Rank.FLAG, "i1": Rank.PRIVATE}
     table = Table.from_position(white, black, W, OPEN)
-    assert Bot(W, random.Random(0)).choose_action(table.views[W]) != Resign()
+    assert Bot(W, random.Random(0)).choose(table.views[W]) != Resign()
 
 
 def test_resigns_with_almost_nothing_left_against_a_large_army():
@@ -508,7 +508,7 @@ def test_resigns_with_almost_nothing_left_against_a_large_army():
         )
     }
     table = Table.from_position(white, black, W, BLIND)
-    assert Bot(W, random.Random(0)).choose_action(table.views[W]) == Resign()
+    assert Bot(W, random.Random(0)).choose(table.views[W]) == Resign()
     assert Bot(B, random.Random(0)).wants_draw(table.views[B]) is False
 
 
@@ -533,8 +533,8 @@ def test_offers_and_accepts_a_draw_after_a_long_quiet_stretch():
         table.push(steps[table.ref.turn][(i // 2) % 2])
     bot = Bot(W, random.Random(0))
     view = table.views[W]
-    action = bot.choose_action(view)
-    assert isinstance(action, OfferDraw) and action.move in view.legal_moves
+    choice = bot.choose(view)
+    assert isinstance(choice, OfferDraw) and choice.move in view.legal_moves
     assert Bot(B, random.Random(0)).wants_draw(table.views[B]) is True
 
 
@@ -542,8 +542,8 @@ def test_offers_a_draw_with_very_few_pieces_left():
     white = {"a1": Rank.FLAG, "e2": Rank.COLONEL}
     black = {"i8": Rank.FLAG, "e7": Rank.COLONEL}
     table = Table.from_position(white, black, W, BLIND)
-    action = Bot(W, random.Random(0)).choose_action(table.views[W])
-    assert isinstance(action, OfferDraw)
+    choice = Bot(W, random.Random(0)).choose(table.views[W])
+    assert isinstance(choice, OfferDraw)
     assert Bot(B, random.Random(0)).wants_draw(table.views[B]) is True
 
 
@@ -551,11 +551,11 @@ def test_random_level_plays_random_legal_moves_and_declines_draws():
     table, players = new_game(2, OPEN, white_level=0, black_level=0)
     for _ in range(30):
         side = table.ref.turn
-        action = players[side].choose_action(table.views[side])
-        assert isinstance(action, PlayMove)
-        assert_legal(table.views[side], side, action)
+        choice = players[side].choose(table.views[side])
+        assert isinstance(choice, PlayMove)
+        assert_legal(table.views[side], side, choice)
         assert players[side].wants_draw(table.views[side]) is False
-        table.push(action.move)
+        table.push(choice.move)
 
 
 @pytest.mark.parametrize("level", [5, -1, "expert", "", True, 1.0])

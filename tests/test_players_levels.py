@@ -17,7 +17,6 @@ from p2pgotg.players.belief import Belief, NaiveBelief
 from p2pgotg.players.bot import Budget
 from p2pgotg.players.heuristic import BEGINNER, Position
 from p2pgotg.players.levels import PLAY_DEFAULT, PLAYABLE, SEAT_DEFAULT, Level, as_level
-from p2pgotg.players.raid import RaidPlayer, took_flag
 from p2pgotg.players.search import SearchPlayer
 from p2pgotg.players.worlds import sample_world
 from p2pgotg.rules import (
@@ -32,6 +31,7 @@ from p2pgotg.rules import (
     neighbours,
     parse_square,
 )
+from p2pgotg.testing.raid import RaidPlayer, took_flag
 
 OPEN = RuleOptions(challenge_mode=ChallengeMode.OPEN)
 BLIND = RuleOptions(challenge_mode=ChallengeMode.BLIND)
@@ -65,7 +65,7 @@ def test_level_names_and_the_older_numbers_are_accepted():
 @pytest.mark.parametrize("options", [OPEN, BLIND], ids=["open", "blind"])
 @pytest.mark.parametrize("level", ["easy", "normal", "hard"])
 def test_every_level_plays_whole_games_legally_against_random_moves(level, options):
-    """`play_match` checks each action against the player's own view and each view
+    """`play_match` checks each choice against the player's own view and each view
     against the referee; the level must also win."""
     wins = 0
     for seed in range(2):
@@ -83,15 +83,15 @@ def midgame(seed: int, plies: int = 30, options: RuleOptions = OPEN) -> tuple[Ga
     """A view after some plies of normal-against-normal play, the side to move."""
     result = play_match(Bot(W, random.Random(seed)), Bot(B, random.Random(seed + 1)),
                         options, max_plies=plies)
-    side = result.referee.turn
+    side = result.arbiter.turn
     return result.views[side], side
 
 
 def test_hard_spends_exactly_its_world_budget_without_a_deadline():
     view, side = midgame(3)
     player = SearchPlayer(side, random.Random(1), Budget(seconds=None, max_worlds=5))
-    action = player.choose_action(view)
-    assert isinstance(action, PlayMove) and action.move in view.legal_moves
+    choice = player.choose(view)
+    assert isinstance(choice, PlayMove) and choice.move in view.legal_moves
     assert player.last_worlds == 5
 
 
@@ -102,19 +102,19 @@ def test_hard_stops_at_its_deadline_on_the_injected_clock():
     ticks = count()
     budget = Budget(seconds=0.5, max_worlds=1000, clock=lambda: float(next(ticks)))
     player = SearchPlayer(side, random.Random(1), budget)
-    player.choose_action(view)
+    player.choose(view)
     assert player.last_worlds == 2
 
 
 def test_hard_is_deterministic_under_a_fixed_seed():
     games = [play_match(bot(W, 7, "hard"), bot(B, 8, "normal"), OPEN, max_plies=40)
              for _ in range(2)]
-    assert games[0].referee.history == games[1].referee.history
+    assert games[0].arbiter.history == games[1].arbiter.history
 
 
 def test_the_same_position_does_not_always_get_the_same_move():
     view, side = midgame(5)
-    moves = {bot(side, seed, "hard").choose_action(view) for seed in range(12)}
+    moves = {bot(side, seed, "hard").choose(view) for seed in range(12)}
     assert len(moves) >= 2
 
 
@@ -126,8 +126,8 @@ def test_hard_takes_a_revealed_general_with_its_spy_rather_than_lose_its_flag():
     view = white_view(white, black)
     view.reveal(view.piece_at(parse_square("c1")), Rank.GENERAL_OF_THE_ARMY)
     for seed in range(3):
-        action = bot(W, seed, "hard").choose_action(view)
-        assert action == PlayMove(Move.parse("c2-c1"))
+        choice = bot(W, seed, "hard").choose(view)
+        assert choice == PlayMove(Move.parse("c2-c1"))
 
 
 def test_hard_steps_its_flag_aside_early_in_most_games():
@@ -137,7 +137,7 @@ def test_hard_steps_its_flag_aside_early_in_most_games():
                             max_plies=16)
         flag = next(p for p in result.views[W].pieces(W) if result.views[W].rank_of(p)
                     is Rank.FLAG)
-        moved += any(rec.piece == flag for rec in result.referee.history)
+        moved += any(rec.piece == flag for rec in result.arbiter.history)
     assert moved >= 4
 
 
@@ -170,8 +170,8 @@ def test_the_raid_walks_its_generals_to_the_back_row_and_challenges_unmoved_piec
     view = white_view(white, black)
     raid = RaidPlayer(W, random.Random(0))
     raid.raiders = {view.piece_at(parse_square("e3"))}
-    action = raid.choose_action(view)
-    assert action == PlayMove(Move.parse("e3-e4"))  # on the way to e8, unmoved
+    choice = raid.choose(view)
+    assert choice == PlayMove(Move.parse("e3-e4"))  # on the way to e8, unmoved
 
 
 # -- what the levels believe ---------------------------------------------------------------
@@ -223,7 +223,7 @@ def test_hard_claims_the_win_its_flag_has_earned():
     view = Game.from_position(pieces, B, OPEN)
     view.push(Move.parse("a5-a4"))
     flag = view.piece_at(parse_square("e8"))
-    assert bot(W, 0, "hard").choose_action(view) == ClaimFlag(flag)
+    assert bot(W, 0, "hard").choose(view) == ClaimFlag(flag)
 
 
 # -- what the hard level reads and plays (issue 15: a bot worth playing) ----------------------
@@ -243,21 +243,21 @@ def _hunt_the_flag(white: dict[str, Rank], flag_at: str, seed: int, plies: int =
     hard, evader = bot(W, seed, "hard"), bot(B, seed, "legacy")
     for ply in range(plies):
         if hard_view.turn is W:
-            action = hard.choose_action(hard_view)
-            if isinstance(action, ClaimFlag):
+            choice = hard.choose(hard_view)
+            if isinstance(choice, ClaimFlag):
                 return True
-            assert isinstance(action, PlayMove), (ply, action)
-            if action.move.to_square == hard_view.square_of(flag):
+            assert isinstance(choice, PlayMove), (ply, choice)
+            if choice.move.to_square == hard_view.square_of(flag):
                 return True
         else:
-            action = evader.choose_action(black_view)
-            if isinstance(action, Resign):
+            choice = evader.choose(black_view)
+            if isinstance(choice, Resign):
                 return True
             # not a claim: it got home; a draw offer rides on a move, answered below
-            assert isinstance(action, PlayMove | OfferDraw), (ply, action)
-        hard_view.push(action.move)
-        black_view.push(action.move)
-        if isinstance(action, OfferDraw) and hard.wants_draw(hard_view):
+            assert isinstance(choice, PlayMove | OfferDraw), (ply, choice)
+        hard_view.push(choice.move)
+        black_view.push(choice.move)
+        if isinstance(choice, OfferDraw) and hard.wants_draw(hard_view):
             return False
     return False
 
@@ -304,9 +304,9 @@ def test_hard_does_not_leave_a_piece_to_a_shown_general_unanswered(seed):
     view = white_view(white, black)
     general, colonel = view.piece_at(parse_square("e5")), view.piece_at(parse_square("e4"))
     view.reveal(general, Rank.GENERAL)
-    action = bot(W, seed, "hard").choose_action(view)
-    assert isinstance(action, PlayMove | OfferDraw)  # (behind in material, it may offer)
-    view.push(action.move)
+    choice = bot(W, seed, "hard").choose(view)
+    assert isinstance(choice, PlayMove | OfferDraw)  # (behind in material, it may offer)
+    view.push(choice.move)
     where = view.square_of(colonel)
     if where is not None and where in neighbours(view.square_of(general)):
         spies = [view.square_of(p) for p in view.pieces(W) if view.rank_of(p) is Rank.SPY]
@@ -326,9 +326,9 @@ def test_hard_saves_its_flag_from_a_shown_general_beside_it_rather_than_guard_fr
     general = view.piece_at(parse_square("b1"))
     view.reveal(general, Rank.LIEUTENANT_GENERAL)
     flag = view.piece_at(parse_square("a1"))
-    action = bot(W, seed, "hard").choose_action(view)
-    assert isinstance(action, PlayMove | OfferDraw)
-    view.push(action.move)
+    choice = bot(W, seed, "hard").choose(view)
+    assert isinstance(choice, PlayMove | OfferDraw)
+    view.push(choice.move)
     assert view.square_of(flag) not in neighbours(view.square_of(general))
 
 
@@ -344,9 +344,9 @@ def test_hard_does_not_leave_two_pieces_for_a_shown_general_to_eat_in_turn(seed)
     view = white_view(white, black)
     view.reveal(view.piece_at(parse_square("e6")), Rank.GENERAL)
     officers = [view.piece_at(parse_square(sq)) for sq in ("d5", "f5")]
-    action = bot(W, seed, "hard").choose_action(view)
-    assert isinstance(action, PlayMove | OfferDraw)
-    view.push(action.move)
+    choice = bot(W, seed, "hard").choose(view)
+    assert isinstance(choice, PlayMove | OfferDraw)
+    view.push(choice.move)
     beside = [c for c in officers if view.square_of(c) in neighbours(parse_square("e5"))]
     assert len(beside) <= 1
 
@@ -373,21 +373,21 @@ def _race(seed: int, plies: int = 80) -> str:
     hard, runner = bot(B, seed, "hard"), bot(W, seed, "legacy")
     for _ in range(plies):
         if hard_view.turn is B:
-            action = hard.choose_action(hard_view)
-            if isinstance(action, ClaimFlag):
+            choice = hard.choose(hard_view)
+            if isinstance(choice, ClaimFlag):
                 return "won"
-            assert isinstance(action, PlayMove | OfferDraw), action
-            if white_view.piece_at(action.move.to_square) == flag:
+            assert isinstance(choice, PlayMove | OfferDraw), choice
+            if white_view.piece_at(choice.move.to_square) == flag:
                 return "won"
         else:
-            action = runner.choose_action(white_view)
-            if isinstance(action, Resign):
+            choice = runner.choose(white_view)
+            if isinstance(choice, Resign):
                 return "won"
-            if isinstance(action, ClaimFlag):
+            if isinstance(choice, ClaimFlag):
                 return "lost"
-            assert isinstance(action, PlayMove | OfferDraw), action
-        hard_view.push(action.move)
-        white_view.push(action.move)
+            assert isinstance(choice, PlayMove | OfferDraw), choice
+        hard_view.push(choice.move)
+        white_view.push(choice.move)
         if white_view.is_over:
             return "won" if white_view.outcome.winner is B else "lost"
     return "undecided"
@@ -414,9 +414,9 @@ def test_hard_sends_the_piece_that_beats_a_shown_general_in_its_home_rows_toward
     view = white_view(white, black)
     view.reveal(view.piece_at(parse_square("e3")), Rank.GENERAL)
     spy = view.piece_at(parse_square("i4"))
-    action = bot(W, seed, "hard").choose_action(view)
-    assert isinstance(action, PlayMove | OfferDraw)
-    view.push(action.move)
+    choice = bot(W, seed, "hard").choose(view)
+    assert isinstance(choice, PlayMove | OfferDraw)
+    view.push(choice.move)
     assert distance(view.square_of(spy), parse_square("e3")) < distance(
         parse_square("i4"), parse_square("e3"))
 
@@ -439,9 +439,9 @@ def test_hard_gets_its_spy_nearer_its_flag_than_a_shown_general_not_behind_it(se
     black = {"d2": Rank.GENERAL, "i8": Rank.FLAG, "a8": Rank.PRIVATE, "e8": Rank.PRIVATE}
     view = white_view(white, black)
     view.reveal(view.piece_at(parse_square("d2")), Rank.GENERAL)
-    action = bot(W, seed, "hard").choose_action(view)
-    assert isinstance(action, PlayMove | OfferDraw)
-    assert action.move == Move.parse("b1-c1")
+    choice = bot(W, seed, "hard").choose(view)
+    assert isinstance(choice, PlayMove | OfferDraw)
+    assert choice.move == Move.parse("b1-c1")
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -459,9 +459,9 @@ def test_hard_closes_in_on_a_piece_that_cannot_step_away_not_one_that_can(seed):
         view.reveal(view.piece_at(parse_square(sq)), black[sq])
     view.push(Move.parse("e3-e4"))  # the 5-star takes the Private: both ranks shown
     view.push(Move.parse("a8-a7"))
-    action = bot(W, seed, "hard").choose_action(view)
-    assert isinstance(action, PlayMove | OfferDraw)
-    assert action.move == Move.parse("e4-f4")
+    choice = bot(W, seed, "hard").choose(view)
+    assert isinstance(choice, PlayMove | OfferDraw)
+    assert choice.move == Move.parse("e4-f4")
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -478,9 +478,9 @@ def test_hard_gives_its_flag_a_square_to_step_away_from_a_shown_general(seed):
     view.reveal(general, Rank.GENERAL)
     view.push(Move.parse("e2-e1"))
     view.push(Move.parse("a8-a7"))
-    action = bot(W, seed, "hard").choose_action(view)
-    assert isinstance(action, PlayMove | OfferDraw)
-    view.push(action.move)
+    choice = bot(W, seed, "hard").choose(view)
+    assert isinstance(choice, PlayMove | OfferDraw)
+    view.push(choice.move)
     flag = next(p for p in view.pieces(W) if view.rank_of(p) is Rank.FLAG)
     flag_sq, general_sq = view.square_of(flag), view.square_of(general)
     assert any(view.piece_at(n) is None and distance(n, general_sq) > distance(flag_sq, general_sq)

@@ -1,5 +1,5 @@
-"""The local referee (`play_match`): it plays a game to its end, feeds each view only what
-the challenge mode shows, and refuses any action the acting player's view does not allow."""
+"""The local arbiter (`play_match`): it plays a game to its end, feeds each view only what
+the challenge mode shows, and refuses any choice the acting player's view does not allow."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from p2pgotg.players import (
     Bot,
     ClaimFlag,
-    IllegalActionError,
+    IllegalChoiceError,
     OfferDraw,
     PlayMove,
     Resign,
@@ -33,12 +33,12 @@ W, B = Side.WHITE, Side.BLACK
 
 
 class Scripted:
-    """A player that plays fixed actions, then random legal moves; it answers draw offers
+    """A player that plays fixed choices, then random legal moves; it answers draw offers
     with `accept`."""
 
-    def __init__(self, side: Side, actions=(), accept: bool = False, setup=None) -> None:
+    def __init__(self, side: Side, choices=(), accept: bool = False, setup=None) -> None:
         self.side = side
-        self.actions = list(actions)
+        self.choices = list(choices)
         self.accept = accept
         self.rng = random.Random(side)
         self.setup = setup or load_formation("balanced", side)
@@ -47,11 +47,11 @@ class Scripted:
     def choose_setup(self) -> Setup:
         return self.setup
 
-    def choose_action(self, view: Game):
+    def choose(self, view: Game):
         self.seen_views.append(view)
-        if self.actions:
-            action = self.actions.pop(0)
-            return action(view) if callable(action) else action
+        if self.choices:
+            choice = self.choices.pop(0)
+            return choice(view) if callable(choice) else choice
         return PlayMove(self.rng.choice(view.legal_moves))
 
     def after_move_claim(self, view: Game):
@@ -75,9 +75,9 @@ def test_a_bot_game_runs_to_an_end_with_the_views_checked(mode):
         Termination.DRAW_AGREED,
         Termination.NO_LEGAL_MOVE,
     }
-    assert result.plies == result.referee.ply == result.views[0].ply == result.views[1].ply
-    assert result.challenges == sum(1 for r in result.referee.history if r.defender)
-    assert sum(result.actions) >= result.plies
+    assert result.plies == result.arbiter.ply == result.views[0].ply == result.views[1].ply
+    assert result.challenges == sum(1 for r in result.arbiter.history if r.defender)
+    assert sum(result.choices) >= result.plies
     black_view = result.views[1]
     known_white = [p for p in black_view.known_ranks() if p.side is W]
     if mode is ChallengeMode.BLIND:
@@ -86,7 +86,7 @@ def test_a_bot_game_runs_to_an_end_with_the_views_checked(mode):
     else:
         challengers = {
             p
-            for r in result.referee.history
+            for r in result.arbiter.history
             if r.defender
             for p in (r.piece, r.defender)
             if p.side is W
@@ -96,23 +96,23 @@ def test_a_bot_game_runs_to_an_end_with_the_views_checked(mode):
 
 def test_an_illegal_move_is_refused():
     bad = Scripted(W, [PlayMove(Move.parse("a1-a8"))])
-    with pytest.raises(IllegalActionError, match="illegal move"):
+    with pytest.raises(IllegalChoiceError, match="illegal move"):
         play_match(bad, Scripted(B))
 
 
 def test_a_flag_claim_that_is_not_valid_is_refused():
     bad = Scripted(W, [ClaimFlag(Piece(W, 0))])
-    with pytest.raises(IllegalActionError, match="flag"):
+    with pytest.raises(IllegalChoiceError, match="flag"):
         play_match(bad, Scripted(B))
 
 
-def test_something_that_is_not_an_action_is_refused():
-    with pytest.raises(IllegalActionError, match="not an action"):
+def test_something_that_is_not_a_choice_is_refused():
+    with pytest.raises(IllegalChoiceError, match="not a choice"):
         play_match(Scripted(W, ["e3-e4"]), Scripted(B))
 
 
 def test_a_setup_for_the_wrong_side_is_refused():
-    with pytest.raises(IllegalActionError, match="own side"):
+    with pytest.raises(IllegalChoiceError, match="own side"):
         play_match(Scripted(W, setup=load_formation("balanced", B)), Scripted(B))
 
 
@@ -146,4 +146,4 @@ def test_each_player_only_ever_sees_its_own_view():
     result = play_match(white, black, RuleOptions(challenge_mode=ChallengeMode.BLIND), max_plies=40)
     assert all(v is result.views[0] for v in white.seen_views)
     assert all(v is result.views[1] for v in black.seen_views)
-    assert result.views[0] is not result.referee
+    assert result.views[0] is not result.arbiter

@@ -9,8 +9,9 @@ import pytest
 
 from p2pgotg.games import replay
 from p2pgotg.protocol import Finding, ProtocolError, RemoteProtocolError, RuleViolation, parse
-from p2pgotg.protocol.pair import Pair, forge
-from p2pgotg.protocol.scenarios import (
+from p2pgotg.testing.forging import forge
+from p2pgotg.testing.pair import Pair
+from protocol.scenarios import (
     SCENARIOS,
     Scenario,
     bad_signature,
@@ -38,7 +39,7 @@ def test_each_cheat_is_caught_with_the_rule_named(scenario: Scenario, seed: int)
     if result.error is None:  # caught by the audit or a proof: the verdict says
         verdict = honest.flow.conclusion()
         assert verdict is not None and not verdict.clean
-        assert verdict.rule == scenario.rule and verdict.cheater == honest.peer_role
+        assert verdict.rule == scenario.rule and verdict.cheater == honest.other_role
     else:
         assert isinstance(result.error, RemoteProtocolError)
         assert result.error.violation.rule == scenario.rule
@@ -47,7 +48,7 @@ def test_each_cheat_is_caught_with_the_rule_named(scenario: Scenario, seed: int)
         assert scenario.rule is not None and scenario.rule in str(result.error)
     assert report.finding is Finding.VIOLATION
     assert report.verdict is not None and report.verdict.rule == scenario.rule
-    assert report.verdict.cheater == (scenario.cheater or honest.peer_role)
+    assert report.verdict.cheater == (scenario.cheater or honest.other_role)
     assert report.verdict.winner == honest.role
 
 
@@ -133,7 +134,7 @@ def test_an_honest_peer_refuses_to_make_a_claim_its_own_view_contradicts() -> No
     pair = Pair.new(seed="own-view")
     pair.handshake(rng=random.Random(3))
     mover = pair.host if pair.host.my_turn else pair.joiner
-    waiting = pair.peer(mover.peer_role)
+    waiting = pair.peer(mover.other_role)
     with pytest.raises(ProtocolError, match="no time limit"):
         waiting.claim_forfeit("time")  # the mover owes a move; no clock is set
     with pytest.raises(ProtocolError, match="owed nothing"):
@@ -168,4 +169,4 @@ def test_a_zero_ack_after_a_nonzero_one_is_chain_ack() -> None:
     sender = pair.host if pair.host.my_turn else pair.joiner
     data = forge(sender, "chat", {"text": "hi"}, ack=bytes(32))
     with pytest.raises(RemoteProtocolError, match="chain-ack"):
-        pair.peer(sender.peer_role).receive(data)
+        pair.peer(sender.other_role).receive(data)

@@ -12,8 +12,8 @@ from hypothesis import strategies as st
 import p2pgotg.games.gotg  # noqa: F401  (its message types, registered)
 from p2pgotg.protocol import RemoteProtocolError
 from p2pgotg.protocol.messages import registered
-from p2pgotg.protocol.pair import Pair
 from p2pgotg.protocol.wire import WireError
+from p2pgotg.testing.pair import Pair
 
 
 def _in_play(seed: int = 0) -> Pair:
@@ -25,7 +25,7 @@ def _in_play(seed: int = 0) -> Pair:
 def _state(peer) -> tuple:
     flow = peer.flow
     return (flow.phase, len(flow.transcript), flow.game.ascii() if flow.game else None,
-            flow.next_seq(peer.peer_role))
+            flow.next_seq(peer.other_role))
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -77,7 +77,7 @@ def test_truncated_and_bit_flipped_messages_of_every_phase() -> None:
     mover = play.host if play.host.my_turn else play.joiner
     mover.move(mover.view.legal_moves[0])
     (move,) = mover.data_to_send()
-    receiver = play.peer(mover.peer_role)
+    receiver = play.peer(mover.other_role)
     for data in _mutations(move, rng):
         before = _state(receiver)
         try:
@@ -98,7 +98,7 @@ def _signed_raw(peer, raw: dict) -> bytes:
     from p2pgotg.crypto import sign
 
     flow = peer.flow
-    theirs = flow.senders[peer.peer_role].hashes
+    theirs = flow.senders[peer.other_role].hashes
     body = msgpack.packb({"t": raw.pop("t"), "seq": flow.next_seq(peer.role),
                           "prev": flow.last_hash(peer.role), "ack": theirs[-1],
                           "game": flow.game_id, **raw}, use_bin_type=True)
@@ -108,7 +108,7 @@ def _signed_raw(peer, raw: dict) -> bytes:
 def test_every_field_of_every_message_type_with_a_wrong_value_is_refused() -> None:
     pair = _in_play(4)
     mover = pair.host if pair.host.my_turn else pair.joiner
-    receiver = pair.peer(mover.peer_role)
+    receiver = pair.peer(mover.other_role)
     checked = 0
     for type_, fields in registered().items():
         for name, (validator, _required) in fields.items():

@@ -11,9 +11,9 @@ from p2pgotg.games.gotg.events import MovePlayed
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.protocol import HOST, JOINER, Phase, parse
 from p2pgotg.protocol.events import AuditCompleted, GameEnded
-from p2pgotg.protocol.pair import Pair
 from p2pgotg.protocol.transcript import encode_header, encode_record
 from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions, Termination
+from p2pgotg.testing.pair import Pair
 
 OPTION_SETS = [
     RuleOptions(),
@@ -81,7 +81,7 @@ def test_draw_offer_accept_and_decline() -> None:
     mover = pair.host if pair.host.my_turn else pair.joiner
     mover.move(rng.choice([m for m in mover.view.legal_moves]), offer_draw=True)
     pair.deliver()
-    other = pair.peer(mover.peer_role)
+    other = pair.peer(mover.other_role)
     assert other.draw_offered_to_me and not mover.draw_offered_to_me
     other.decline_draw()
     pair.deliver()
@@ -102,7 +102,7 @@ def test_moving_declines_a_draw_offer_implicitly() -> None:
     mover = pair.host if pair.host.my_turn else pair.joiner
     mover.move(rng.choice(mover.view.legal_moves), offer_draw=True)
     pair.deliver()
-    other = pair.peer(mover.peer_role)
+    other = pair.peer(mover.other_role)
     other.move(rng.choice(other.view.legal_moves))
     pair.deliver()
     assert not other.draw_offered_to_me
@@ -118,12 +118,12 @@ def test_chat_and_resignation_out_of_turn() -> None:
     waiting.chat("good luck\x07 and have fun")
     pair.deliver()
     from p2pgotg.protocol.events import ChatReceived
-    chats = [e for e in pair.events[waiting.peer_role] if isinstance(e, ChatReceived)]
+    chats = [e for e in pair.events[waiting.other_role] if isinstance(e, ChatReceived)]
     assert chats[-1].text == "good luck and have fun"
     waiting.resign()  # a player may resign while the opponent thinks
     pair.deliver()
     verdict = pair.host.flow.verdict
-    assert verdict is not None and verdict.winner == waiting.peer_role
+    assert verdict is not None and verdict.winner == waiting.other_role
     assert verdict.termination is Termination.RESIGNATION
 
 
@@ -156,7 +156,7 @@ def test_a_resent_message_is_applied_once() -> None:
     mover = pair.host if pair.host.my_turn else pair.joiner
     mover.move(mover.view.legal_moves[0])
     (data,) = mover.data_to_send()
-    other = pair.peer(mover.peer_role)
+    other = pair.peer(mover.other_role)
     first = other.receive(data)
     ply = other.view.ply
     assert other.receive(data) == []  # a reconnect resent it: nothing happens twice

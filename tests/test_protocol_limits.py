@@ -14,23 +14,24 @@ from p2pgotg.crypto import sign
 from p2pgotg.protocol import LocalProtocolError, RemoteProtocolError
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.events import ChatReceived
-from p2pgotg.protocol.pair import Pair, forge
-from p2pgotg.protocol.scenarios import Result as ScenarioResult
-from p2pgotg.protocol.scenarios import (
+from p2pgotg.protocol.transcript import encode_record
+from p2pgotg.protocol.wire import pack
+from p2pgotg.testing.forging import forge
+from p2pgotg.testing.pair import Pair
+from protocol.scenarios import Result as ScenarioResult
+from protocol.scenarios import (
     _shuffle,
     chat_flood,
     limit_filling_pair,
     transcript_bytes,
 )
-from p2pgotg.protocol.transcript import encode_record
-from p2pgotg.protocol.wire import pack
 
 
 def _raw_chat(peer, text: str) -> bytes:
     """A chat signed by `peer` with any text at all (`Body` refuses to build one that is
     too long: a hostile peer packs its own bytes)."""
     flow = peer.flow
-    theirs = flow.senders[peer.peer_role].hashes
+    theirs = flow.senders[peer.other_role].hashes
     body = pack({"t": "chat", "seq": flow.next_seq(peer.role), "prev": flow.last_hash(peer.role),
                  "ack": theirs[-1] if theirs else bytes(32), "game": flow.game_id,
                  "text": text})
@@ -46,7 +47,7 @@ def _in_play(seed: str) -> Pair:
 def test_ten_chat_lines_in_a_row_are_taken_and_a_move_starts_a_new_count() -> None:
     pair = _in_play("limits-ten")
     waiting = pair.joiner if pair.host.my_turn else pair.host
-    mover = pair.peer(waiting.peer_role)
+    mover = pair.peer(waiting.other_role)
     last: dict = {}
     for round_ in range(3):
         for i in range(10):  # SPEC 2.10: at most 10 in a row
@@ -92,7 +93,7 @@ def test_a_chat_line_over_280_characters_is_refused_here_and_convicts_there() ->
     with pytest.raises(LocalProtocolError, match=r"281 characters.*at most 280"):
         waiting.chat("x" * 281)
     pair.deliver()
-    receiver = pair.peer(waiting.peer_role)
+    receiver = pair.peer(waiting.other_role)
     with pytest.raises(RemoteProtocolError) as info:
         receiver.receive(_raw_chat(waiting, "y" * 281))
     assert info.value.violation.rule == "malformed-message" and info.value.violation.signed

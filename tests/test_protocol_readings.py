@@ -10,9 +10,10 @@ import pytest
 
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.protocol import RemoteProtocolError
-from p2pgotg.protocol.pair import Pair, forge
 from p2pgotg.protocol.wire import WireError
 from p2pgotg.rules import ChallengeMode, Move, Rank, RuleOptions, Termination
+from p2pgotg.testing.forging import forge
+from p2pgotg.testing.pair import Pair
 
 
 def to_play(seed: int = 3, options: RuleOptions | None = None) -> Pair:
@@ -38,7 +39,7 @@ def a_challenge(pair: Pair, rng: random.Random) -> Move:
         mover = mover_of(pair)
         view = mover.view
         assert view is not None
-        other = pair.peer(mover.peer_role)
+        other = pair.peer(mover.other_role)
         for move in view.legal_moves:
             if view.is_challenge(move):
                 mine, theirs = view.piece_at(move.from_square), view.piece_at(move.to_square)
@@ -62,7 +63,7 @@ def test_a_draw_offer_is_true_or_absent_never_false() -> None:
     from p2pgotg.crypto import sign
     from p2pgotg.protocol.envelope import Envelope
 
-    flow, them = mover.flow, pair.peer(mover.peer_role)
+    flow, them = mover.flow, pair.peer(mover.other_role)
     raw = msgpack.packb({"t": "move", "seq": flow.next_seq(mover.role),
                          "prev": flow.last_hash(mover.role),
                          "ack": flow.senders[them.role].hashes[-1], "game": flow.game_id,
@@ -83,7 +84,7 @@ def test_an_open_challenge_with_a_blind_point_is_opening_extra() -> None:
                                  "open": [int(rank), mover._own.salts[
                                      mover.view.piece_at(move.from_square).pid]],
                                  "ot_r": bytes(32)})
-    assert refused(pair.peer(mover.peer_role), data).violation.rule == "opening-extra"
+    assert refused(pair.peer(mover.other_role), data).violation.rule == "opening-extra"
 
 
 def test_a_host_hello_with_a_coin_breaks_hello_fields() -> None:
@@ -107,7 +108,7 @@ def test_no_one_is_to_move_while_a_challenge_waits(type_, fields) -> None:
     pair = to_play(5)
     move = a_challenge(pair, random.Random(5))
     attacker = mover_of(pair)
-    defender = pair.peer(attacker.peer_role)
+    defender = pair.peer(attacker.other_role)
     attacker.move(move, offer_draw=True)
     (challenge,) = attacker.data_to_send()
     defender.flow.process(attacker.role, challenge)  # (held: its reply is not made)
@@ -125,7 +126,7 @@ def test_the_side_that_offered_a_draw_cannot_accept_it_out_of_turn_first() -> No
     mover.move(next(m for m in view.legal_moves if not view.is_challenge(m)), offer_draw=True)
     pair.deliver()
     data = forge(mover, "draw_accept", {})
-    assert refused(pair.peer(mover.peer_role), data).violation.rule == "out-of-turn"
+    assert refused(pair.peer(mover.other_role), data).violation.rule == "out-of-turn"
 
 
 def test_a_challenge_in_flight_at_a_resignation_decides_nothing_even_on_a_flag() -> None:
@@ -134,7 +135,7 @@ def test_a_challenge_in_flight_at_a_resignation_decides_nothing_even_on_a_flag()
     the audit still replays the challenge (here it is honest: clean)."""
     pair, takes = _a_flag_within_reach()
     mover = mover_of(pair)
-    other = pair.peer(mover.peer_role)
+    other = pair.peer(mover.other_role)
     mover.move(takes[0])
     challenge = mover.data_to_send()
     other.resign()
@@ -157,7 +158,7 @@ def _a_flag_within_reach() -> tuple[Pair, list[Move]]:
         pair = to_play(seed)
         for _ in range(300):
             mover = mover_of(pair)
-            view, other = mover.view, pair.peer(mover.peer_role)
+            view, other = mover.view, pair.peer(mover.other_role)
             takes = [m for m in view.legal_moves if view.is_challenge(m)
                      and other.own_setup.ranks[view.piece_at(m.to_square).pid] is Rank.FLAG]
             if takes:
@@ -176,7 +177,7 @@ def test_a_claim_outranked_by_a_crossing_resignation_is_still_disputable() -> No
     disputes the claim: no violation on either side."""
     pair = to_play(2, RuleOptions(move_seconds=60))
     mover = mover_of(pair)
-    claimant = pair.peer(mover.peer_role)
+    claimant = pair.peer(mover.other_role)
     claimant.claim_forfeit("time")
     claim = claimant.data_to_send()
     mover.resign()
@@ -205,7 +206,7 @@ def test_blind_mode_refuses_an_open_opening_on_a_challenge() -> None:
     data = forge(mover, "move", {"ply": mover.view.ply, "from": move.from_square,
                                  "to": move.to_square,
                                  "open": [int(mover.own_setup.ranks[pid]), mover._own.salts[pid]]})
-    assert refused(pair.peer(mover.peer_role), data).violation.rule == "opening-extra"
+    assert refused(pair.peer(mover.other_role), data).violation.rule == "opening-extra"
 
 
 def test_a_body_need_not_be_canonical_msgpack() -> None:
@@ -221,7 +222,7 @@ def test_a_body_need_not_be_canonical_msgpack() -> None:
     from p2pgotg.protocol.messages import Body
 
     honest = Body("move", mover.flow.next_seq(mover.role), mover.flow.last_hash(mover.role),
-                  pair.peer(mover.peer_role).flow.senders[mover.peer_role].hashes[-1],
+                  pair.peer(mover.other_role).flow.senders[mover.other_role].hashes[-1],
                   mover.flow.game_id, {"ply": view.ply, "from": move.from_square,
                                        "to": move.to_square})
     raw = msgpack.unpackb(honest.encode(), raw=False)
@@ -234,7 +235,7 @@ def test_a_body_need_not_be_canonical_msgpack() -> None:
     from p2pgotg.crypto import sign
 
     envelope = Envelope(odd, sign(mover._key, odd)).encode()
-    pair.peer(mover.peer_role).receive(envelope)  # accepted
+    pair.peer(mover.other_role).receive(envelope)  # accepted
 
 
 def test_a_chat_of_an_emoji_sequence_is_valid_and_an_escape_is_not() -> None:

@@ -1,5 +1,5 @@
 """No honest player is ever convicted, whatever the network does: every schedule of short
-scripted games between two honest peers, explored exhaustively (p2pgotg.protocol.schedules),
+scripted games between two honest peers, explored exhaustively (protocol.schedules),
 ends with both sides agreeing and `verify` of both transcripts finding no rule broken."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from p2pgotg.games.gotg.flow import GotgFlow
-from p2pgotg.protocol.schedules import Explorer, plans
+from protocol.schedules import Explorer, plans
 
 PLANS = plans()
 

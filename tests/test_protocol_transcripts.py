@@ -16,7 +16,8 @@ from p2pgotg.cli import main
 from p2pgotg.games import replay
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.protocol import HOST, Finding, TranscriptError, parse
-from p2pgotg.protocol.pair import Pair
+from p2pgotg.testing.pair import Pair
+from protocol.scenarios import write_transcripts
 
 ROOT = Path(__file__).parent.parent / "protocol" / "transcripts"
 EXPECTED = json.loads((ROOT / "expected.json").read_text())
@@ -68,6 +69,18 @@ def _conforms(value: object, schema: dict) -> bool:
             if _conforms(value, rule["if"]) and not _conforms(value, rule["then"]):
                 return False
     return True
+
+
+def test_the_recorded_files_are_what_the_scenarios_write(tmp_path: Path) -> None:
+    """`python -m protocol.scenarios protocol/transcripts` rewrites the recorded games byte
+    for byte: the files another implementation tests against are the scenarios' own."""
+    write_transcripts(tmp_path)
+    written = {p.name: p.read_bytes() for p in tmp_path.iterdir()}
+    recorded = {p.name: p.read_bytes() for p in ROOT.iterdir()
+                if p.name != "expected.schema.json"}
+    assert sorted(written) == sorted(recorded)
+    changed = [name for name in written if written[name] != recorded[name]]
+    assert not changed, f"the scenarios now write these differently: {changed}"
 
 
 def test_expected_json_follows_its_schema() -> None:

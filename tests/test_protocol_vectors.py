@@ -10,7 +10,7 @@ from pathlib import Path
 import msgpack
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 
-from p2pgotg.protocol.vectors import make_vectors
+from protocol.vectors import make_vectors
 
 VECTORS = json.loads((Path(__file__).parent.parent / "protocol" / "vectors.json").read_text())
 

@@ -1,6 +1,6 @@
 """No honest player is convicted and both files of a game give one verdict, whatever either
 side does and whatever the network does: random walks over every honest action
-(p2pgotg.protocol.walks), and proof that the walks find the bugs they are for."""
+(protocol.walks), and proof that the walks find the bugs they are for."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import copy
 import pytest
 
 from p2pgotg.games.gotg.flow import TURN_ACTIONS, GotgFlow
-from p2pgotg.protocol.walks import Walk, WalkFailure, walk, walk_options
+from protocol.walks import Walk, WalkFailure, walk, walk_options
 
 #: The quick version's budget: the walks the suite runs (seeds 0 to QUICK - 1).
 QUICK = 300
@@ -26,6 +26,25 @@ def test_random_walks_of_honest_peers_end_clean_with_one_verdict() -> None:
     endings = " ".join(counts.results)
     for how in ("resignation", "flag_captured", "draw_agreed", "time_forfeit", "abandonment",
                 "(claimed)"):
+        assert how in endings, how
+
+
+#: The Towers walks the suite runs (its games are longer in messages).
+TOWERS_QUICK = 200
+
+
+@pytest.mark.slow
+def test_random_walks_of_honest_towers_players_end_clean_with_one_verdict() -> None:
+    """The same promise for Towers (SPEC 4.11): every honest action of both players and the
+    network, both variants, with and without a clock."""
+    counts = walk(range(TOWERS_QUICK), game="towers")
+    assert not counts.failures, "\n".join(f.describe() for f in counts.failures[:3])
+    assert len(counts.end_states) > TOWERS_QUICK * 0.9
+    for kind in ("deliver", "decide", "chat", "resign", "claim", "dispute", "drop", "crash"):
+        assert counts.seen.get(kind, 0) > 10, kind
+    endings = " ".join(counts.results)
+    for how in ("resignation", "all_flags_planted", "draw_agreed", "time_forfeit",
+                "abandonment"):
         assert how in endings, how
 
 

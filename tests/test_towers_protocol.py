@@ -3,12 +3,10 @@
 
 from __future__ import annotations
 
-import hashlib
 import random
 
 import pytest
 
-from p2pgotg.crypto import key_from_seed
 from p2pgotg.games import module_for, replay
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.games.towers.peer import TowersPeer
@@ -19,23 +17,20 @@ from p2pgotg.games.towers.rules.outcome import Termination
 from p2pgotg.protocol import HOST, JOINER
 from p2pgotg.protocol.errors import LocalProtocolError, RemoteProtocolError
 from p2pgotg.protocol.events import DrawDeclined, DrawOffered, Event, GameEnded
-from p2pgotg.protocol.pair import TLS_FP, det_rand, forge
 from p2pgotg.protocol.peer import Peer
 from p2pgotg.protocol.transcript import Transcript
-
-
-def _key(label: str) -> bytes:
-    return hashlib.sha256(label.encode()).digest()
+from p2pgotg.testing.forging import forge
+from p2pgotg.testing.pair import TLS_FP, DetRand, det_key
 
 
 class Table:
     """Two Towers peers back to back in memory."""
 
     def __init__(self, options: RuleOptions | None = None, seed: str = "towers") -> None:
-        self.host = TowersPeer(HOST, key_from_seed(_key(f"{seed}/host")), TLS_FP,
-                               options or RuleOptions(), det_rand(f"{seed}/host"))
-        self.joiner = TowersPeer(JOINER, key_from_seed(_key(f"{seed}/joiner")), TLS_FP, None,
-                                 det_rand(f"{seed}/joiner"))
+        self.host = TowersPeer(HOST, det_key(f"{seed}/host"), TLS_FP,
+                               options or RuleOptions(), DetRand(f"{seed}/host"))
+        self.joiner = TowersPeer(JOINER, det_key(f"{seed}/joiner"), TLS_FP, None,
+                                 DetRand(f"{seed}/joiner"))
         self.host.start()
         self.deliver()
         self.joiner.accept()
@@ -302,10 +297,10 @@ def test_a_restored_peer_is_the_same_game() -> None:
 
 
 def test_a_game_of_the_generals_joiner_refuses_a_towers_hello() -> None:
-    host = TowersPeer(HOST, key_from_seed(_key("mix/host")), TLS_FP, RuleOptions(),
-                      det_rand("mix/host"))
-    joiner = GotgPeer(JOINER, key_from_seed(_key("mix/joiner")), TLS_FP, None,
-                      det_rand("mix/joiner"))
+    host = TowersPeer(HOST, det_key("mix/host"), TLS_FP, RuleOptions(),
+                      DetRand("mix/host"))
+    joiner = GotgPeer(JOINER, det_key("mix/joiner"), TLS_FP, None,
+                      DetRand("mix/joiner"))
     host.start()
     with pytest.raises(RemoteProtocolError) as caught:
         joiner.receive(host.data_to_send()[0])
@@ -314,5 +309,42 @@ def test_a_game_of_the_generals_joiner_refuses_a_towers_hello() -> None:
 
 def test_three_colours_need_three_players() -> None:
     with pytest.raises(LocalProtocolError):
-        TowersPeer(HOST, key_from_seed(_key("three")), TLS_FP, RuleOptions(seats=3),
-                   det_rand("three")).start()
+        TowersPeer(HOST, det_key("three"), TLS_FP, RuleOptions(seats=3),
+                   DetRand("three")).start()
+
+
+def test_setup_actions_that_crossed_a_claim_at_the_coin_are_judged_not_convicted() -> None:
+    """Found by the Towers walks: the host claims while the joiner owes its coin's opening
+    (a duty with a limit, SPEC 2.6); the joiner, not yet seeing the claim, opens its coin and,
+    playing first, makes its first setup choice. Both crossed the claim: the host must judge
+    them on the game the joiner saw (SPEC 2.4, crossing the end), and both files must give
+    the claim's verdict."""
+    for n in range(64):  # a table where the coin makes the joiner play first
+        host = TowersPeer(HOST, det_key(f"coin/{n}/host"), TLS_FP, RuleOptions(),
+                          DetRand(f"coin/{n}/host"))
+        joiner = TowersPeer(JOINER, det_key(f"coin/{n}/joiner"), TLS_FP, None,
+                            DetRand(f"coin/{n}/joiner"))
+        host.start()
+        joiner.receive(host.data_to_send()[0])
+        joiner.accept()
+        host.receive(joiner.data_to_send()[0])  # (the host's coin follows at once)
+        coin = host.data_to_send()
+        joiner.receive(coin[0])  # (the joiner's coin_open follows at once)
+        if joiner.my_turn:
+            break
+    else:
+        raise AssertionError("no coin made the joiner first in 64 tables")
+    claim_events = host.claim_forfeit("abandoned")
+    assert any(isinstance(e, GameEnded) for e in claim_events)
+    joiner.act(Action.from_text("@a1"))
+    for data in joiner.data_to_send():  # the coin's opening, then the setup choice
+        host.receive(data)
+    for data in host.data_to_send():
+        joiner.receive(data)
+    assert host.failed is None and joiner.failed is None
+    verdict = host.flow.verdict
+    assert verdict is not None and verdict == joiner.flow.verdict and verdict.clean
+    assert verdict.claimants == (HOST,) and verdict.winner == HOST
+    for peer in (host, joiner):
+        report = replay(_transcript(peer))
+        assert report.verdict == verdict

@@ -105,7 +105,7 @@ def test_two_starts_are_separated_by_at_least_two_border_squares():
 
 def test_start_gap_1_asks_for_one_border_square_between():
     game = play(Game(RuleOptions(start_gap=1)), "@a1")
-    refused(game, "@a2", "at least 1 border squares must lie between")
+    refused(game, "@a2", "at least 1 border square must lie between")
     refused(game, "@b1", "too near")
     assert {"@a3", "@c1"} <= legal_texts(game)
 

@@ -17,7 +17,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.session import GameSession, Limits
+from p2pgotg.net.session import GameSession, Timeouts
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.protocol import JOINER, Phase
 from p2pgotg.rules import Move, Rank, Side, Termination, parse_square
@@ -65,7 +65,7 @@ def test_a_flag_that_has_survived_is_claimed_for_the_player(tmp_path: Path,
 
     def join(code: str) -> None:
         config = JoinConfig(Ed25519PrivateKey.generate(), Invite.decode(code),
-                            tmp_path / "opponent", Limits(), resume=False)
+                            tmp_path / "opponent", Timeouts(), resume=False)
         trio.run(join_game, config, scripted_opponent(setup_with))
 
     async def scenario(d: Driver) -> None:

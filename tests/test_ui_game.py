@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from p2pgotg.net.session import Limits
+from p2pgotg.net.session import Timeouts
 from p2pgotg.rules import Move, Side, neighbours, square_name
 from p2pgotg.ui import board, end_screen, setup_screen
 from p2pgotg.ui.board import fragments_text
@@ -102,7 +102,7 @@ def launch_for(tmp_path: Path, **kw) -> Launch:
                   level=kw.pop("level", "normal"),
                   save_dir=tmp_path / "games",
                   identity=kw.pop("identity", Ed25519PrivateKey.generate),
-                  limits=Limits(handshake=10.0), **kw)
+                  limits=Timeouts(handshake=10.0), **kw)
 
 
 def distance_to_enemy(view, sq: int, me: Side) -> int:

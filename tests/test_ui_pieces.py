@@ -175,8 +175,8 @@ def test_the_end_screen_explains_every_blind_challenge_with_both_ranks() -> None
     screen names both ranks of every challenge, taken from the opened commitments."""
     import random
 
-    from p2pgotg.protocol.pair import Pair
     from p2pgotg.rules import ChallengeMode, RuleOptions, resolve_challenge
+    from p2pgotg.testing.pair import Pair
     from p2pgotg.ui.end_screen import challenges_explained
 
     pair = Pair.new(RuleOptions(challenge_mode=ChallengeMode.BLIND), seed="ui-blind-end")

@@ -12,8 +12,8 @@ from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.clock import Clocks
 from p2pgotg.net.session import Link
 from p2pgotg.protocol import LocalProtocolError
-from p2pgotg.protocol.pair import Pair
 from p2pgotg.rules import Move, Rank, Setup, Side, Termination
+from p2pgotg.testing.pair import Pair
 from p2pgotg.ui import end_screen, play_screen
 from p2pgotg.ui.board import fragments_text
 from p2pgotg.ui.state import AppState, Mode, Screen

@@ -1,4 +1,4 @@
-"""The coin toss for who moves first (GUIDE 4.5).
+"""The coin toss for who moves first (SPEC 2.2, 2.4).
 
 The joiner commits to a secret bound to its key and the game id; the host then shows its
 own secret in the clear; the joiner opens. Neither can steer the coin: the joiner is bound

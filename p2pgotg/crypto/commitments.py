@@ -1,4 +1,4 @@
-"""Commitments: one per piece, one for the whole setup, one for the OT seed (GUIDE 4.2-4.4).
+"""Commitments: one per piece, one for the whole setup, one for the OT seed (SPEC 2.2).
 
 All layouts are fixed-length; SPEC.md section "Hashed byte layouts" states them byte by byte.
 """

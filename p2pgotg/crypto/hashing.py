@@ -1,4 +1,4 @@
-"""Domain-separated SHA-256 over fixed-length byte layouts (GUIDE 4.1).
+"""Domain-separated SHA-256 over fixed-length byte layouts (SPEC 2.1, 2.2).
 
 Every hash input is `tag || 0x00 || fields`, where the tag names the purpose and version and
 every field has a fixed length, so no two different inputs can produce the same bytes. We

@@ -1,4 +1,4 @@
-"""Ed25519 identity keys and message signatures (GUIDE 4.6), as values: no files here.
+"""Ed25519 identity keys and message signatures (SPEC 2.1), as values: no files here.
 
 A signature is evidence only if the key behind it is a proper public key: a key of small
 order (the identity point among them) or outside the prime-order subgroup lets anyone make

@@ -1,4 +1,4 @@
-"""1-out-of-15 oblivious transfer for the blind challenge mode (GUIDE 4.8).
+"""1-out-of-15 oblivious transfer for the blind challenge mode (SPEC 2.9).
 
 Chou and Orlandi's "simplest OT" over edwards25519, with every secret drawn from a seed the
 player committed to at setup, so the audit can replay each transfer byte for byte.

@@ -98,5 +98,3 @@ def replay(transcript: Transcript) -> Report:
         judge.add(record)
     return judge.finish(transcript.torn_tail)
 
-
-FlowFactory = Callable[[bytes], Flow]

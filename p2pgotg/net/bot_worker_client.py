@@ -35,12 +35,12 @@ from p2pgotg.net.session import GameSession
 from p2pgotg.players.bot_seat import (
     BotSeat,
     Decision,
-    PeerAction,
-    as_peer_action,
+    action_for,
     needs_decision,
     rules_to_accept,
 )
 from p2pgotg.players.levels import SEAT_DEFAULT
+from p2pgotg.protocol.peer import Action
 from p2pgotg.rules import Piece, Rank
 
 
@@ -68,7 +68,7 @@ class BotWorker:
         seat = RemoteBotSeat(self._keys, seed, level)
         local: list[BotSeat] = []  # the bot in this process, once the worker failed
 
-        async def decide(peer: GotgPeer) -> PeerAction | None:
+        async def decide(peer: GotgPeer) -> Action[GotgPeer] | None:
             if local:
                 return local[0].step(peer)
             request = seat.request(peer)
@@ -76,7 +76,7 @@ class BotWorker:
                 return rules_to_accept(peer)
             decision = await self.ask(request)
             if decision[0] != "error":
-                return as_peer_action(decision)
+                return action_for(decision)
             local.append(BotSeat(random.Random(seed), level))
             return local[0].step(peer)
 

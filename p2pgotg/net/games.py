@@ -12,7 +12,7 @@ from p2pgotg.games import game_of, replay
 from p2pgotg.net.game_lock import GameInUseError
 from p2pgotg.net.paths import data_dir
 from p2pgotg.net.player_name import saved_name
-from p2pgotg.net.session import GameSession, Limits, SessionError
+from p2pgotg.net.session import GameSession, SessionError, Timeouts
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.protocol import TranscriptError, parse
 from p2pgotg.rules import RuleOptions
@@ -67,7 +67,7 @@ class GameInUse(SessionError):
 
 
 def resume_session(saved: SavedGame, key: Ed25519PrivateKey, tls_fingerprint: bytes,
-                   limits: Limits) -> GameSession:
+                   limits: Timeouts) -> GameSession:
     """Rebuild a session from its transcript, ready to reconnect. Raises GameInUse while
     another process has the game open (its lock is taken before the file is read)."""
     try:

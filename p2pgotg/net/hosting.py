@@ -41,9 +41,9 @@ from p2pgotg.net.reach import Offer, ReachOptions, offer
 from p2pgotg.net.seat import SeatRunner
 from p2pgotg.net.session import (
     GameSession,
-    Limits,
     Link,
     SessionError,
+    Timeouts,
     expect,
     lost_words,
     unwrap,
@@ -66,7 +66,7 @@ class HostConfig:
     save_dir: Path
     port: int = 0
     bind: str | None = None
-    limits: Limits = field(default_factory=Limits)
+    limits: Timeouts = field(default_factory=Timeouts)
     resume: bool = True  # pick up our unfinished hosted game, if there is one
     resume_from: Path | None = None  # that one (the player chose it), else the newest
     name: str | None = None  # ours, sent in `ok` (SPEC 3.4): a label the joiner shows

@@ -27,9 +27,9 @@ from p2pgotg.net.player_name import shown_name
 from p2pgotg.net.seat import SeatRunner
 from p2pgotg.net.session import (
     GameSession,
-    Limits,
     Link,
     SessionError,
+    Timeouts,
     lost_words,
     receive,
     unwrap,
@@ -44,7 +44,7 @@ class JoinConfig:
     key: Ed25519PrivateKey
     invite: Invite
     save_dir: Path
-    limits: Limits = field(default_factory=Limits)
+    limits: Timeouts = field(default_factory=Timeouts)
     resume: bool = True
     #: A new game whose host never answered: stop trying after this many seconds.
     give_up: float = 60.0

@@ -24,7 +24,7 @@ from p2pgotg.net.errors import ConnectFailedError, NetError, PinMismatchError
 from p2pgotg.net.invite import NAT_EASY, NAT_NAMES, NAT_NONE, NAT_SYMMETRIC, Invite
 from p2pgotg.net.punch import PunchFailed, simultaneous_open
 from p2pgotg.net.reuse import PortReservation
-from p2pgotg.net.session import Limits, SessionError
+from p2pgotg.net.session import SessionError, Timeouts
 from p2pgotg.net.tls import (
     client_context,
     handshake,
@@ -69,7 +69,7 @@ async def pinned_tls(tcp: trio.SocketStream, pin: bytes, timeout: float,
     return stream
 
 
-def race_opener(invite: Invite, reach: JoinReach | None, limits: Limits,
+def race_opener(invite: Invite, reach: JoinReach | None, limits: Timeouts,
                 on_status: Callable[[str], None] = lambda s: None) -> Opener:
     """An opener for join_game: each call races the invite's candidates afresh. Only the
     first call may fail for good (a NAT that rules punching out); once connected, a failure
@@ -84,7 +84,7 @@ def race_opener(invite: Invite, reach: JoinReach | None, limits: Limits,
     return open_one
 
 
-async def race(invite: Invite, reach: JoinReach | None, limits: Limits,
+async def race(invite: Invite, reach: JoinReach | None, limits: Timeouts,
                on_status: Callable[[str], None], first: bool = True) -> trio.SSLStream:
     """The first pinned TLS stream to the host. SessionError (fatal) when ``first`` and the
     NATs rule punching out, so the person hears it at once; ConnectFailedError (retried by
@@ -205,7 +205,7 @@ def _host_cannot(nat: int) -> str:
     return f"the host's NAT is {kind}: it found no public address to punch to"
 
 
-def first_then(stream: trio.SSLStream, invite: Invite, limits: Limits) -> Opener:
+def first_then(stream: trio.SSLStream, invite: Invite, limits: Timeouts) -> Opener:
     """An opener that hands out an already open stream first (the one a short code
     authenticated), then reconnects to the invite as usual."""
     pending = [stream]
@@ -219,7 +219,7 @@ def first_then(stream: trio.SSLStream, invite: Invite, limits: Limits) -> Opener
     return open_one
 
 
-async def prepare_join(code: str, servers: list[tuple[str, int]], limits: Limits,
+async def prepare_join(code: str, servers: list[tuple[str, int]], limits: Timeouts,
                        status: Callable[[str], None],
                        show_reply: Callable[[str], None]) -> tuple[Invite, Opener | None]:
     """(invite, opener) for `join CODE` (checked by check_join_code first): a short code is

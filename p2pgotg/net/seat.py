@@ -8,11 +8,12 @@ from collections.abc import Awaitable, Callable
 import trio
 
 from p2pgotg.games.gotg.peer import GotgPeer
-from p2pgotg.net.session import Action, GameSession
+from p2pgotg.net.session import GameSession
 from p2pgotg.protocol import LocalProtocolError
+from p2pgotg.protocol.peer import Action
 
-Step = Callable[[GotgPeer], Action | None]
-Decide = Callable[[GotgPeer], Awaitable[Action | None]]
+Step = Callable[[GotgPeer], Action[GotgPeer] | None]
+Decide = Callable[[GotgPeer], Awaitable[Action[GotgPeer] | None]]
 #: What plays one side of a game: runs until the session is done (`drive` with a seat).
 SeatRunner = Callable[[GameSession], Awaitable[None]]
 
@@ -22,7 +23,7 @@ async def drive(session: GameSession, step: Step, think: float = 0.0) -> None:
     With `think` > 0, wait that many seconds before each action, then ask `step` again
     (the game may have changed meanwhile) and do what it says then."""
 
-    async def decide(peer: GotgPeer) -> Action | None:
+    async def decide(peer: GotgPeer) -> Action[GotgPeer] | None:
         return step(peer)
 
     await drive_async(session, decide, think)
@@ -49,7 +50,7 @@ async def drive_async(session: GameSession, decide: Decide, think: float = 0.0) 
         await session.wait_changed()
 
 
-async def _decided(session: GameSession, decide: Decide) -> Action | None:
+async def _decided(session: GameSession, decide: Decide) -> Action[GotgPeer] | None:
     """`decide`'s answer, asked again until the game did not change while it was made."""
     while True:
         before = (session.peer.received_count(), len(session.events))

@@ -24,13 +24,12 @@ from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.protocol import LocalProtocolError, Peer, RemoteProtocolError, Verdict, control
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.events import ClaimMade, Event
+from p2pgotg.protocol.peer import Action
 from p2pgotg.protocol.printable import controls_escaped, printable
 
 _C = TypeVar("_C", control.Hi, control.Ok, control.Pake, control.Bye)
 
 P = TypeVar("P", bound=Peer)
-#: Something done to a peer (a move, a resignation, a claim): its events.
-Action = Callable[[P], list[Event]]
 
 
 class SessionError(Exception):
@@ -62,7 +61,7 @@ class Link(enum.Enum):
 
 
 @dataclass
-class Limits:
+class Timeouts:
     """Every timeout of the driver, in seconds."""
 
     handshake: float = 30.0  # connect, TLS, admission and hellos
@@ -96,7 +95,7 @@ class GameSession(Generic[P]):
     peer: P
     save_dir: Path
     join_secret: bytes
-    limits: Limits = field(default_factory=Limits)
+    limits: Timeouts = field(default_factory=Timeouts)
     file: TranscriptFile | None = None
     link: Link = Link.CONNECTING
     events: list[Event] = field(default_factory=list)
@@ -245,7 +244,7 @@ class GameSession(Generic[P]):
         second), and an abandonment claim while we owed something (by our own record) and
         had been away, with no working connection, that long in all (within a second).
         Absence is the owing party's: the peer's away time says nothing about ours."""
-        me, them = self.peer.role, self.peer.peer_role
+        me, them = self.peer.role, self.peer.other_role
         found = []
         for event in events:
             if not isinstance(event, ClaimMade) or event.role != them:
@@ -505,7 +504,7 @@ class GameSession(Generic[P]):
         """What the peer owes, identified so that a new obligation of the same kind (the
         next move, the next challenge) is a new one; None when nothing or we owe first."""
         flow = self.peer.flow
-        owed = flow.owes(self.peer.peer_role)
+        owed = flow.owes(self.peer.other_role)
         if owed is None or (not flow.is_over and flow.owes(self.peer.role) is not None):
             return None
         return self._obligation(owed)
@@ -541,7 +540,7 @@ class GameSession(Generic[P]):
         elif not flow.timed_by_clock(kind):  # (its setup)
             found.append((since + limits.setup, "time"))
         else:  # a move: when the clock ran out, a moment past, never "now"
-            due = self.clocks.deadline(self.peer.peer_role, now)
+            due = self.clocks.deadline(self.peer.other_role, now)
             if due is not None:
                 found.append((due, "time"))
         if limits.action is not None and not (kind == "audit" and (

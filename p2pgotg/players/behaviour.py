@@ -147,38 +147,52 @@ class BehaviourBelief(Belief):
                 continue
             c = conduct.get(piece.pid, Conduct())
             w = [1.0] * N_RANKS
-            sq = view.square_of(piece)
-            if c.moves == 0:
-                if sq is not None:
-                    w[Rank.FLAG] = self.HOME_FLAG[min(abs(row_of(sq) - their_back), 2)]
-                    # The longer a piece stays put while the others move, the likelier.
-                    w[Rank.FLAG] *= 1.0 + view.ply / 80
-            elif c.forward == c.moves and not (c.approaches or c.attacks) and c.moves >= 2:
-                # Only ever forward, never towards our pieces: maybe a flag on its run.
-                w[Rank.FLAG] = 0.5 * c.moves
-            else:
-                w[Rank.FLAG] = self.MOVED_FLAG * 0.5 ** (c.moves - 1)
-                if sq is not None and row_of(sq) == target_row:
-                    w[Rank.FLAG] *= 0.2  # would have claimed the win if it could
-            bold = min(c.approaches, 4) + 2 * min(c.attacks, 3)
-            shy = min(c.retreats, 4)
-            if bold or shy:
-                for r in range(N_RANKS):
-                    if r in _STRONG:
-                        w[r] *= (1.0 + 0.3 * bold) / (1.0 + 0.3 * shy)
-                    elif r in _WEAK:
-                        w[r] *= (1.0 + 0.3 * shy) / (1.0 + 0.15 * bold)
-                    elif r == Rank.SPY:
-                        w[r] *= 1.0 + 0.15 * bold
-                w[Rank.FLAG] *= 0.3 ** min(bold, 3)
-            for r in c.hunts[-3:]:
-                for x in range(N_RANKS):
-                    w[x] *= _HUNT[x][r]
-            for r in c.shuns[-3:]:
-                for x in range(N_RANKS):
-                    w[x] *= _SHUN[x][r]
+            w[Rank.FLAG] = self._flag_weight(c, view.square_of(piece), view.ply, their_back,
+                                             target_row)
+            _weigh_conduct(w, c)
             priors.append(tuple(w))
         return tuple(priors)
+
+    def _flag_weight(self, c: Conduct, sq: int | None, ply: int, their_back: int,
+                     target_row: int) -> float:
+        """The flag's prior weight of a piece, by how it moved: one that never did, by its
+        row (the longer it stays put while the others move, the likelier); one that only
+        ever walked forward, as a flag on its run; else less with each move."""
+        if c.moves == 0:
+            if sq is None:
+                return 1.0
+            weight = self.HOME_FLAG[min(abs(row_of(sq) - their_back), 2)]
+            return weight * (1.0 + ply / 80)
+        if c.forward == c.moves and not (c.approaches or c.attacks) and c.moves >= 2:
+            # Only ever forward, never towards our pieces: maybe a flag on its run.
+            return 0.5 * c.moves
+        weight = self.MOVED_FLAG * 0.5 ** (c.moves - 1)
+        if sq is not None and row_of(sq) == target_row:
+            weight *= 0.2  # would have claimed the win if it could
+        return weight
+
+
+def _weigh_conduct(w: list[float], c: Conduct) -> None:
+    """Weigh each rank of a piece by its conduct: bold pieces (approaches, challenges) are
+    likelier strong and unlikely the flag, shy ones (retreats) likelier weak; and by the
+    ranks of our shown pieces it last closed in on or stepped away from."""
+    bold = min(c.approaches, 4) + 2 * min(c.attacks, 3)
+    shy = min(c.retreats, 4)
+    if bold or shy:
+        for r in range(N_RANKS):
+            if r in _STRONG:
+                w[r] *= (1.0 + 0.3 * bold) / (1.0 + 0.3 * shy)
+            elif r in _WEAK:
+                w[r] *= (1.0 + 0.3 * shy) / (1.0 + 0.15 * bold)
+            elif r == Rank.SPY:
+                w[r] *= 1.0 + 0.15 * bold
+        w[Rank.FLAG] *= 0.3 ** min(bold, 3)
+    for r in c.hunts[-3:]:
+        for x in range(N_RANKS):
+            w[x] *= _HUNT[x][r]
+    for r in c.shuns[-3:]:
+        for x in range(N_RANKS):
+            w[x] *= _SHUN[x][r]
 
 
 __all__ = ["BehaviourBelief", "Conduct", "conduct_of"]

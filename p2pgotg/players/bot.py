@@ -1,5 +1,5 @@
-"""The bot: one object per side that chooses a setup and then each action, from its own
-view only, at one of the levels of `p2pgotg.players.levels`.
+"""The bot: one object per side that chooses a setup, then what to do on each turn, from its
+own view only, at one of the levels of `p2pgotg.players.levels`.
 
 - `easy`: the one-ply evaluation with a beginner's blind spots (`heuristic.BEGINNER`).
 - `normal`: the one-ply evaluation (`heuristic`), with setups that give nothing away.
@@ -13,8 +13,8 @@ view only, at one of the levels of `p2pgotg.players.levels`.
 >>> other = Bot(Side.BLACK, random.Random(2))
 >>> w, b = bot.choose_setup(), other.choose_setup()
 >>> view = Game.for_player(w, b.squares)
->>> action = bot.choose_action(view)
->>> isinstance(action, PlayMove) and action.move in view.legal_moves
+>>> choice = bot.choose(view)
+>>> isinstance(choice, PlayMove) and choice.move in view.legal_moves
 True
 """
 
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import random
 
-from p2pgotg.players.actions import Action, ClaimFlag, PlayMove, Resign
+from p2pgotg.players.choices import Choice, ClaimFlag, PlayMove, Resign
 from p2pgotg.players.heuristic import BEGINNER, PLAIN, VALUE, WIN, HeuristicPlayer
 from p2pgotg.players.levels import Level, as_level
 from p2pgotg.players.search import Budget, SearchPlayer
@@ -69,10 +69,10 @@ class Bot:
             return varied_setup(self.side, self.rng, shipped_share=0.1, room_share=0.9)
         return varied_setup(self.side, self.rng)
 
-    def choose_action(self, view: Game) -> Action:
-        """The action for our turn (`view.turn == side`, the game not over)."""
+    def choose(self, view: Game) -> Choice:
+        """What we do on our turn (`view.turn == side`, the game not over)."""
         if self._player is not None:
-            return self._player.choose_action(view)
+            return self._player.choose(view)
         claim = _flag_claim(view, self.side)
         if claim is not None:
             return claim

@@ -1,4 +1,5 @@
-"""The bot as a seat at a networked game: reads its peer's view, answers with an action.
+"""The bot as a seat at a networked game: reads its peer's view, answers with an action on
+that peer (`p2pgotg.protocol.peer.Action`).
 
 `step` is pure (no I/O, no waiting): the driver calls it whenever something changed and
 performs what it returns. The bot only ever sees its own `GotgPeer`'s view.
@@ -7,21 +8,19 @@ performs what it returns. The bot only ever sees its own `GotgPeer`'s view.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 from p2pgotg.games.gotg.peer import GotgPeer
-from p2pgotg.players.actions import ClaimFlag, OfferDraw, PlayMove, Resign
 from p2pgotg.players.bot import Bot
+from p2pgotg.players.choices import ClaimFlag, OfferDraw, PlayMove, Resign
 from p2pgotg.players.levels import SEAT_DEFAULT, Level
 from p2pgotg.protocol import Phase
-from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.flow import JOINER
+from p2pgotg.protocol.peer import Action
 from p2pgotg.rules import Game, Side
 
-PeerAction = Callable[[GotgPeer], list[Event]]
-
-
-#: What the bot decided, as plain picklable values (so another process can decide):
+#: What the bot decided, in plain picklable values (so another process can decide): its
+#: setup, its answer to a draw offer, or its turn's `Choice` with the flag claim its move
+#: allows; `action_for` makes it an action on the peer.
 #: ("setup", Setup) | ("draw", accept) | ("claim", Piece) | ("resign",)
 #: | ("move", Move, offer_draw, claim: Piece | None)
 Decision = tuple
@@ -40,7 +39,7 @@ def needs_decision(peer: GotgPeer) -> str | None:
     return None
 
 
-def rules_to_accept(peer: GotgPeer) -> PeerAction | None:
+def rules_to_accept(peer: GotgPeer) -> Action[GotgPeer] | None:
     """A joiner's bot accepts whatever rules the host proposes (its one non-decision)."""
     flow = peer.flow
     if peer.role == JOINER and flow.phase is Phase.HELLO and flow.hellos.get("host") \
@@ -53,24 +52,24 @@ def decide_turn(bot: Bot, view: Game, draw_offered: bool) -> Decision:
     """The bot's decision on its turn from `view` (which it may push and pop)."""
     if draw_offered:
         return ("draw", bot.wants_draw(view))
-    action = bot.choose_action(view)
-    if isinstance(action, ClaimFlag):
-        return ("claim", action.piece)
-    if isinstance(action, Resign):
+    choice = bot.choose(view)
+    if isinstance(choice, ClaimFlag):
+        return ("claim", choice.piece)
+    if isinstance(choice, Resign):
         return ("resign",)
-    assert isinstance(action, (PlayMove, OfferDraw))
-    move = action.move
+    assert isinstance(choice, (PlayMove, OfferDraw))
+    move = choice.move
     claim = None
     if not view.is_challenge(move):
         view.push(move)
         found = bot.after_move_claim(view)
         view.pop()
         claim = found.piece if found else None
-    return ("move", move, isinstance(action, OfferDraw), claim)
+    return ("move", move, isinstance(choice, OfferDraw), claim)
 
 
-def as_peer_action(decision: Decision) -> PeerAction:
-    """The protocol action that carries out `decision`."""
+def action_for(decision: Decision) -> Action[GotgPeer]:
+    """The action on the peer that carries out `decision`."""
     kind = decision[0]
     if kind == "setup":
         setup = decision[1]
@@ -94,16 +93,16 @@ class BotSeat:
         self.level = level  # the Bot's level (see `p2pgotg.players.levels`)
         self.bot: Bot | None = None
 
-    def step(self, peer: GotgPeer) -> PeerAction | None:
+    def step(self, peer: GotgPeer) -> Action[GotgPeer] | None:
         """The next thing to do, or None when it is someone else's move."""
         kind = needs_decision(peer)
         if kind is None or peer.side is None:
             return rules_to_accept(peer)
         bot = self.bot_for(peer.side)
         if kind == "setup":
-            return as_peer_action(("setup", bot.choose_setup()))
+            return action_for(("setup", bot.choose_setup()))
         assert peer.view is not None
-        return as_peer_action(decide_turn(bot, peer.view, peer.draw_offered_to_me))
+        return action_for(decide_turn(bot, peer.view, peer.draw_offered_to_me))
 
     def bot_for(self, side: Side) -> Bot:
         """The bot of this seat (made once, when the seat's side is known)."""

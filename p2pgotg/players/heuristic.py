@@ -31,8 +31,8 @@ The bot never reads a rank its view does not hold; given a full view it simply k
 >>> rng = random.Random(2)
 >>> w, b = Setup.random(Side.WHITE, rng), Setup.random(Side.BLACK, rng)
 >>> view = Game.for_player(w, b.squares)
->>> action = bot.choose_action(view)
->>> isinstance(action, PlayMove) and action.move in view.legal_moves
+>>> choice = bot.choose(view)
+>>> isinstance(choice, PlayMove) and choice.move in view.legal_moves
 True
 """
 
@@ -44,8 +44,8 @@ from dataclasses import dataclass
 from functools import cached_property
 from operator import itemgetter, mul
 
-from p2pgotg.players.actions import Action, ClaimFlag, OfferDraw, PlayMove, Resign
 from p2pgotg.players.belief import OUTCOME, Belief, NaiveBelief
+from p2pgotg.players.choices import Choice, ClaimFlag, OfferDraw, PlayMove, Resign
 from p2pgotg.rules import (
     ChallengeMode,
     ChallengeResult,
@@ -422,8 +422,8 @@ class HeuristicPlayer:
 
     # -- the player interface --------------------------------------------------------
 
-    def choose_action(self, view: Game) -> Action:
-        """The action for our turn (`view.turn == side`, the game not over)."""
+    def choose(self, view: Game) -> Choice:
+        """What we do on our turn (`view.turn == side`, the game not over)."""
         claim = self.claim(view)
         if claim is not None:
             return claim

@@ -2,52 +2,8 @@
 Information Monte Carlo: Long, Sturtevant, Buro and Furtak, AAAI 2010), a reply and a
 follow-up deep, within a time budget.
 
-One decision:
-
-1. The belief reads the opponent's conduct (`behaviour.BehaviourBelief`): who approaches,
-   who steps away, who never moves, who runs for our back row, and in the open mode which
-   of our shown ranks a piece walks up to (a Spy to our shown 5-star) or steps away from.
-2. Until the budget runs out (`Budget`: worlds, and a deadline), a world is drawn
-   (`worlds.sample_world`: a rank for every opponent piece, consistent with all the view
-   has seen) and every legal move is played out in it: the exact result of a challenge;
-   then the opponent's reply, chosen as the opponent would from *its* view (what our pieces
-   have shown it in the open mode, otherwise the mix of ranks we have left), mixed with the
-   reply worst for us (it may guess right); a piece of its that wins a challenge next to
-   one of ours that beats it is taken back, and it foresees most of that (so a guard next
-   to a threatened piece is worth something), and one that cannot be taken back eats on:
-   we save one of the pieces next to it, or cash a follow-up elsewhere and lose the
-   worst; then our follow-up challenge, discounted (it may still step away; their
-   flag surely does when it has a square out of our reach near the end, or a free run
-   home: standing next to it then catches nothing; and a piece that sees our shown
-   rank beats it steps away when it can, so following it catches little). Which
-   follow-up we make is chosen on what we know, the belief, not on the world: PIMC that
-   picks it per world plays as if it knew the ranks, and walks a general up to a piece
-   that is a Spy in a few worlds. A guard
-   near our flag holds off an enemy piece only if it can step next to it before that
-   piece gets there. In the same world: how exposed our flag is to the
-   enemy pieces near it (by their ranks in that world, by how likely the opponent
-   takes that piece for our flag, and one step nearer when our flag has no square to
-   step away from it), what enemy pieces in our home rows will eat, whether
-   their flag could run home after our move where none of our pieces can catch it (the
-   test our own flag runs by, `HeuristicPlayer.flag_run`; a run one or two of our moves
-   from free costs a little, so that we keep a margin), and with few enemy pieces
-   left, the hunt for their flag: a piece in front of it once it has left its two back
-   rows, a second piece closing in (one alone only shadows a flag that steps aside), and
-   a move that leaves it no square out of our reach.
-3. A move's score is its mean over the worlds plus its positional terms (the one-ply
-   evaluation's pull to targets, a step of a piece that beats a shown enemy piece eating
-   its way through our half towards standing nearer our flag than it, no shuffling,
-   what a challenge reveals);
-   a little noise breaks ties, so the same position does not always get the same move.
-
-Our own flag runs home when no enemy piece can catch it, unless their flag, where it
-likely stands, would get home first.
-
-No tells: the flag steps aside early in most games (the hard setups leave it room), so
-it is not the piece that never moved, and one or two weak pieces are played as if they
-were strong (bluffs that close in; the play-outs still keep them out of challenges they
-lose). Measured against `legacy`, more worlds than the default did not play better, and
-playing out every legal move did much better than only the one-ply evaluation's best few.
+How one decision is made: docs/bot.md ("How `hard` decides"), with what each part
+measured against `legacy`.
 
 >>> import random
 >>> from p2pgotg.rules import Game, Setup, Side
@@ -55,7 +11,7 @@ playing out every legal move did much better than only the one-ply evaluation's 
 >>> w, b = Setup.random(Side.WHITE, rng), Setup.random(Side.BLACK, rng)
 >>> view = Game.for_player(w, b.squares)
 >>> player = SearchPlayer(Side.WHITE, random.Random(5), Budget(seconds=None, max_worlds=4))
->>> player.choose_action(view).move in view.legal_moves
+>>> player.choose(view).move in view.legal_moves
 True
 >>> player.last_worlds
 4
@@ -68,9 +24,9 @@ import time
 from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass, field
 
-from p2pgotg.players.actions import Action, OfferDraw, PlayMove, Resign
 from p2pgotg.players.behaviour import BehaviourBelief
 from p2pgotg.players.belief import OUTCOME, Belief
+from p2pgotg.players.choices import Choice, OfferDraw, PlayMove, Resign
 from p2pgotg.players.heuristic import PLAIN, VALUE, WIN, HeuristicPlayer, Position, Style
 from p2pgotg.players.worlds import sample_world
 from p2pgotg.rules import (
@@ -318,7 +274,7 @@ class SearchPlayer(HeuristicPlayer):
     def new_belief(self, view: Game) -> Belief:
         return BehaviourBelief(view, self.side, previous=self._belief)
 
-    def choose_action(self, view: Game) -> Action:
+    def choose(self, view: Game) -> Choice:
         start = self.budget.clock()
         claim = self.claim(view)
         if claim is not None:
@@ -582,10 +538,12 @@ class SearchPlayer(HeuristicPlayer):
     def _play_out(self, pos: Position, tables: _OpponentView, belief_gain: _Expectation,
                   c: _Candidate, world: list[int], their_flag: int | None, flag_free: bool,
                   endgame: bool) -> float:
+        """Candidate `c` in one sampled world: the exact result of its challenge, what the
+        position after it costs us (intruders, the siege of our flag), then the opponent's
+        reply and our answer (its likely reply and the worst, mixed by `PARANOIA`)."""
         move = c.move
-        src, dst = move.from_square, move.to_square
-        rank = pos.my_rank_at[src]
-        target = pos.enemy_at.get(dst)
+        rank = pos.my_rank_at[move.from_square]
+        target = pos.enemy_at.get(move.to_square)
         if target is None:
             key, value = _QUIET, 0.0
         else:
@@ -596,28 +554,35 @@ class SearchPlayer(HeuristicPlayer):
         after = c.after.get(key)
         if after is None:
             after = c.after[key] = self._after(pos, move, key, belief_gain)
-        pairs = after.pairs
         for pid in after.intruders:
             value -= self.INTRUDER * VALUE[world[pid]]
         if after.near:
             value -= self.style.flag_care * _siege(after, world)
-        follow = self.FOLLOW
-        chain = self.CHAIN
-        # Our follow-ups, as (gain in this world, enemy, our square), in the order we would
-        # choose them: by what we know (the belief), not by the world's ranks.
-        escape = their_flag is not None and (
-            flag_free or (endgame and after.flag_escapes(their_flag)))
-        ups = [(0.0 if escape and world[e] == _FLAG else
-                g * share if (g := GAIN[r][world[e]]) > 0.0 else g, e, sq)
-               for r, e, sq, share in after.follow_order]
-        best_up = follow * ups[0][0] if ups else 0.0
-        # The opponent's replies: each challenge against one of our pieces, what it costs
-        # us (less our recapture by a piece of ours next to the square, when its piece
-        # won there), and what the opponent expects of it as it sees our pieces.
+        ups = _follow_ups(after, world, their_flag is not None and (
+            flag_free or (endgame and after.flag_escapes(their_flag))))
+        best_up = self.FOLLOW * ups[0][0] if ups else 0.0
+        guess, worst = self._replies(after, world, ups, tables, best_up)
+        if their_flag is not None and abs(their_flag // 9 - back_row(self.side.other)) == 1:
+            home = self._flag_home_threat(pos, move, key, their_flag)
+            if home > 0.0:
+                outcome = best_up - home
+                guess = min(guess, outcome)
+                worst = min(worst, outcome)
+        value += (1.0 - self.PARANOIA) * guess + self.PARANOIA * worst
+        return value if value > -WIN else -WIN  # nothing is worse than losing
+
+    def _replies(self, after: _After, world: list[int], ups: list[tuple[float, int, int]],
+                 tables: _OpponentView, best_up: float) -> tuple[float, float]:
+        """The opponent's reply in this world, as (the one it likely makes, the worst for
+        us), each as what it costs us after our answer. A reply is a challenge against one
+        of our pieces: what it costs us, less our recapture by a piece of ours next to the
+        square when its piece won there, and what the opponent expects of it as it sees our
+        pieces. With no reply worth making, we play our best follow-up (`best_up`)."""
+        follow, chain = self.FOLLOW, self.CHAIN
         guess = best_up  # the opponent's likely reply; none: we play our best follow-up
         best_guess = self.OPPONENT_THRESHOLD
         worst = best_up
-        for our_rank, shown, moved, enemy, sq, defenders in pairs:
+        for our_rank, shown, moved, enemy, sq, defenders in after.pairs:
             x = world[enemy]
             if x == _FLAG:
                 continue  # a flag does not challenge
@@ -635,7 +600,7 @@ class SearchPlayer(HeuristicPlayer):
                             t0, t1 = t, t0
                         elif t > t1:
                             t1 = t
-            other = 0.0
+            other = 0.0  # our best follow-up elsewhere
             for g, e, s in ups:
                 if e != enemy and s != sq:
                     other = g
@@ -652,14 +617,7 @@ class SearchPlayer(HeuristicPlayer):
                 best_guess, guess = expect, outcome
             if outcome < worst:
                 worst = outcome
-        if their_flag is not None and abs(their_flag // 9 - back_row(self.side.other)) == 1:
-            home = self._flag_home_threat(pos, move, key, their_flag)
-            if home > 0.0:
-                outcome = best_up - home
-                guess = min(guess, outcome)
-                worst = min(worst, outcome)
-        value += (1.0 - self.PARANOIA) * guess + self.PARANOIA * worst
-        return value if value > -WIN else -WIN  # nothing is worse than losing
+        return guess, worst
 
     def _after(self, pos: Position, move: Move, key: int,
                belief_gain: _Expectation) -> _After:
@@ -705,24 +663,28 @@ class SearchPlayer(HeuristicPlayer):
             return _After(pairs, [], [], 0.0, intruders, *squares, follow_order=follow)
         guards = [(sq, int(r)) for sq, r in ours.items()
                   if sq != flag_sq and _distance(sq, flag_sq) <= _SIEGE_REACH + 3]
-        if pos.flag_known:
-            suspicion = 1.0
-        else:
-            back = back_row(self.side.other)  # our own back row
-
-            def weight(sq: int) -> float:
-                if sq in moved:
-                    return 0.25
-                return 2.0 if sq // 9 == back else 1.0
-
-            total = sum(weight(sq) for sq in ours if sq not in shown)
-            suspicion = min(1.0, 3.0 * weight(flag_sq) / total) if total > 0 else 1.0
+        suspicion = 1.0 if pos.flag_known else self._flag_suspicion(ours, shown, moved, flag_sq)
         cornered = frozenset(
             esq for _, _, esq in near
             if not any(_DIST[n][esq] > _DIST[flag_sq][esq]
                        for n in _open_squares(flag_sq, ours, enemies)))
         return _After(pairs, near, guards, max(suspicion, self.SUSPICION_FLOOR), intruders,
                       *squares, follow_order=follow, cornered=cornered)
+
+    def _flag_suspicion(self, ours: Mapping[int, Rank], shown: set[int], moved: set[int],
+                        flag_sq: int) -> float:
+        """How likely the opponent takes the piece on `flag_sq` for our flag, from what it
+        saw: a piece never shown is a candidate, a piece on our back row a likelier one,
+        one that moved a far less likely one (the share of its weight, tripled, at most 1)."""
+        back = back_row(self.side.other)  # our own back row
+
+        def weight(sq: int) -> float:
+            if sq in moved:
+                return 0.25
+            return 2.0 if sq // 9 == back else 1.0
+
+        total = sum(weight(sq) for sq in ours if sq not in shown)
+        return min(1.0, 3.0 * weight(flag_sq) / total) if total > 0 else 1.0
 
     def _follow_order(self, pairs: list[tuple[int, bool, bool, int, int, tuple[int, ...]]],
                       shown: set[int], ours: Mapping[int, Rank], enemies: Mapping[int, Piece],
@@ -769,6 +731,16 @@ def _guard_gap(flag_sq: int | None, sq: int, esq: int) -> int:
     if flag_sq is None:
         return _DIST[sq][esq]
     return max(0, _DIST[sq][flag_sq] - _DIST[esq][flag_sq] + 1)
+
+
+def _follow_ups(after: _After, world: list[int], escape: bool) -> list[tuple[float, int, int]]:
+    """Our follow-ups after the move, as (gain in this world, enemy, our square), in the
+    order we would choose them: by what we know (the belief), not by the world's ranks.
+    Nothing is gained against their flag when it `escape`s (it can step out of reach near
+    the end, or run free)."""
+    return [(0.0 if escape and world[e] == _FLAG else
+             g * share if (g := GAIN[r][world[e]]) > 0.0 else g, e, sq)
+            for r, e, sq, share in after.follow_order]
 
 
 def _siege(after: _After, world: list[int]) -> float:

@@ -158,15 +158,8 @@ def varied_formation(rng: random.Random, room: bool = False) -> Grid:
 
     plan = rng.choices(("flanks", "guard", "centre", "anywhere"), weights=(4, 3, 2, 2))[0]
     for i in range(2):
-        cells = sorted(free)
-        if plan == "flanks":
-            half = range(4) if i == 0 else range(5, 9)
-            cells = [c for c in cells if c[1] in half] or cells
-        elif plan == "guard" and i == 0:
-            cells = [c for c in cells if c in near] or cells
-        elif plan == "centre":
-            cells = [c for c in cells if 2 <= c[1] <= 6] or cells
-        put(_pick(rng, cells, lambda c: 1.0 + (c[0] == 0)), Rank.SPY)
+        put(_pick(rng, _spy_cells(plan, i, free, near), lambda c: 1.0 + (c[0] == 0)),
+            Rank.SPY)
 
     reserve = rng.random() < 0.3  # one general held back, near the flag
     for i, rank in enumerate(rng.sample(_GENERALS, len(_GENERALS))):
@@ -182,6 +175,22 @@ def varied_formation(rng: random.Random, room: bool = False) -> Grid:
     for cell, rank in zip(sorted(free, key=lambda _: rng.random()), rest, strict=True):
         put(cell, rank)
     return grid
+
+
+def _spy_cells(plan: str, i: int, free: set[tuple[int, int]],
+               near: set[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Where Spy `i` (0 or 1) may stand under `plan`: one on each flank, the first beside
+    the flag, both in the centre, or anywhere; anywhere free when the plan's cells are
+    taken."""
+    cells = sorted(free)
+    if plan == "flanks":
+        half = range(4) if i == 0 else range(5, 9)
+        return [c for c in cells if c[1] in half] or cells
+    if plan == "guard" and i == 0:
+        return [c for c in cells if c in near] or cells
+    if plan == "centre":
+        return [c for c in cells if 2 <= c[1] <= 6] or cells
+    return cells
 
 
 def varied_setup(side: Side, rng: random.Random, shipped_share: float = 0.2,

@@ -1,4 +1,4 @@
-"""The signed envelope: `{"body": bytes, "sig": bytes}` in msgpack (GUIDE 4.6).
+"""The signed envelope: `{"body": bytes, "sig": bytes}` in msgpack (SPEC 2.3).
 
 The signature covers the exact body bytes; the hash chain runs over body hashes, never
 over signatures, so a message is identified by what it says, not by how it was signed.

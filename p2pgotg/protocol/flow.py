@@ -204,7 +204,9 @@ class Flow:
         raise NotImplementedError
 
     def begin(self) -> list[Event]:
-        """The coin is open (`first` is known): the game's setup begins."""
+        """The coin is open (`first` is known): the game's setup begins. Called even when
+        the game already ended by a message this coin crossed: the sender's next messages
+        crossed it too, and are judged on the game as it saw it (its phase unchanged)."""
         return []
 
     def game_owes(self, role: str) -> str | None:
@@ -502,8 +504,7 @@ class Flow:
         events: list[Event] = [ColoursDecided(self.first)]
         if not self.is_over:
             self.phase = Phase.SETUP
-            events += self.begin()
-        return events
+        return events + self.begin()
 
     # -- talk, resignations, claims and disputes ----------------------------------------
 

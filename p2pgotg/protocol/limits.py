@@ -1,7 +1,7 @@
 """How much a side may send in one game (SPEC 2.10), judged from its own signed messages.
 
 Time-based rates cannot be proven from a transcript (only positive signed evidence
-convicts: GUIDE 6), so every limit here counts the sender's own chain, which both peers and
+convicts: SPEC 2.8), so every limit here counts the sender's own chain, which both peers and
 `verify` see alike in any delivery order: chats in a row between two of its other messages,
 and a ceiling on its sequence numbers. Together they bound a game's messages, and so its
 transcript and the memory of whoever replays it.

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import secrets as _secrets
 from collections.abc import Callable
-from typing import Any, ClassVar, Literal, Self
+from typing import Any, ClassVar, Literal, Self, TypeVar
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -58,7 +58,7 @@ class Peer:
         if role == JOINER and options is not None:
             raise ValueError("the host proposes the options; the joiner accepts the host's")
         self.role = role
-        self.peer_role = other(role)
+        self.other_role = other(role)  # the other side's role
         self._key = key
         self.public_key = public_bytes(key)
         self._tls = tls_fingerprint
@@ -110,7 +110,7 @@ class Peer:
 
     def received_count(self) -> int:
         """How many of the peer's messages we hold (tell it on reconnect)."""
-        return len(self.flow.senders[self.peer_role].hashes)
+        return len(self.flow.senders[self.other_role].hashes)
 
     # -- input from the peer ------------------------------------------------------------
 
@@ -125,16 +125,16 @@ class Peer:
         self._check_usable()
         try:
             self._check_host_tls(data)
-            events, recorded = self.flow.process(self.peer_role, data)
+            events, recorded = self.flow.process(self.other_role, data)
         except RuleViolation as violation:
             error = RemoteProtocolError(violation, data)
             if violation.signed:
-                self._records.append(("msg", self.peer_role, data))
-                self.flow.transcript.append((self.peer_role, data))
+                self._records.append(("msg", self.other_role, data))
+                self.flow.transcript.append((self.other_role, data))
                 self._error = error
             raise error from None
         if recorded:
-            self._records.append(("msg", self.peer_role, data))
+            self._records.append(("msg", self.other_role, data))
         return events + self._duties()
 
     def _check_host_tls(self, data: bytes) -> None:
@@ -274,7 +274,7 @@ class Peer:
     def _send(self, type_: str, fields: dict[str, Any]) -> list[Event]:
         self._check_usable()
         flow = self.flow
-        peer_hashes = flow.senders[self.peer_role].hashes
+        peer_hashes = flow.senders[self.other_role].hashes
         body = Body(
             type_,
             flow.next_seq(self.role),
@@ -306,3 +306,10 @@ class Peer:
 
     def _game_duties(self) -> list[Event]:
         return []
+
+
+_P = TypeVar("_P", bound=Peer)
+#: Something done to a peer (a move, a resignation, a claim, accepting the rules): one call
+#: of its actions, returning its events. A seat (the bot, a person's screen) decides one;
+#: the driver performs it.
+Action = Callable[[_P], list[Event]]

@@ -9,6 +9,32 @@ from dataclasses import dataclass, field
 from p2pgotg.protocol.errors import where_words
 
 
+def colour_of(role: str, first: str | None, colours: tuple[str, str]) -> str | None:
+    """The colour `role` plays (`colours`: the first and the second seat's), once the coin
+    has said who moves `first`; None before."""
+    if first is None:
+        return None
+    return colours[0] if role == first else colours[1]
+
+
+def side_words(role: str | None, first: str | None, colours: tuple[str, str]) -> str:
+    """A role as a reader of a result wants it: its colour first, when known
+    (`White (host)`), else the role alone; "nobody" for no role."""
+    if role is None:
+        return "nobody"
+    colour = colour_of(role, first, colours)
+    return role if colour is None else f"{colour} ({role})"
+
+
+def result_words(termination: enum.Enum | None, winner: str | None, first: str | None,
+                 colours: tuple[str, str]) -> str:
+    """`White (host) wins (resignation)`, `draw (time forfeit)`; a game ended by a proven
+    violation (no termination) says so."""
+    how = termination.value.replace("_", " ") if termination else "a proven violation"
+    won = "draw" if winner is None else f"{side_words(winner, first, colours)} wins"
+    return f"{won} ({how})"
+
+
 @dataclass(frozen=True)
 class Verdict:
     termination: enum.Enum | None  # the game's termination; None when a violation ended it
@@ -43,19 +69,12 @@ class Verdict:
             (self.audit_complete or self.winner_audited) and not self.claimants)
 
     def who(self, role: str | None) -> str:
-        """A role as a reader of the result wants it: its colour first, when known."""
-        if role is None:
-            return "nobody"
-        if self.first is None:
-            return role
-        colour = self.colours[0] if role == self.first else self.colours[1]
-        return f"{colour} ({role})"
+        """A role as a reader of the result wants it (`side_words`)."""
+        return side_words(role, self.first, self.colours)
 
     def result(self) -> str:
-        """`White (host) wins (resignation)`, `draw (time forfeit)`."""
-        how = self.termination.value.replace("_", " ") if self.termination else \
-            "a proven violation"
-        return ("draw" if self.winner is None else f"{self.who(self.winner)} wins") + f" ({how})"
+        """`White (host) wins (resignation)`, `draw (time forfeit)` (`result_words`)."""
+        return result_words(self.termination, self.winner, self.first, self.colours)
 
     def _loser(self) -> str | None:
         if self.winner is None:

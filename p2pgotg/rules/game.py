@@ -327,9 +327,6 @@ class Game:
             return "chasing rule: this chasing move would repeat an earlier position"
         return None
 
-    def is_legal(self, move: Move) -> bool:
-        return self.move_problem(move) is None
-
     def is_challenge(self, move: Move) -> bool:
         target = self._s.board[move.to_square]
         return target is not None and target.side is not self._s.turn

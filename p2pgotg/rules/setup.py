@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 
-from p2pgotg.rules.board import FILES, Side, file_of, home_squares, row_of, square, square_name
+from p2pgotg.rules.board import FILES, Side, home_squares, square, square_name
 from p2pgotg.rules.errors import InvalidNotationError, InvalidSetupError
 from p2pgotg.rules.ranks import FULL_SET, PIECES_PER_SIDE, Rank, composition_errors
 
@@ -122,9 +122,3 @@ def format_formation(side: Side, placement: Mapping[int, Rank]) -> str:
         out.append(" ".join(cells).rstrip())
     return "\n".join(out) + "\n"
 
-
-def formation_cell(side: Side, sq: int) -> tuple[int, int]:
-    """Inverse of the formation layout: (line, col) of a home square."""
-    if side is Side.WHITE:
-        return 2 - row_of(sq), file_of(sq)
-    return row_of(sq) - 5, FILES - 1 - file_of(sq)

@@ -90,26 +90,105 @@ def create_application(state: AppState, *, input: Input | None = None,
 
 
 def create_layout(state: AppState, buffer: Buffer) -> Layout:
-    def show(*screens: Screen) -> Condition:
-        return Condition(lambda: state.screen in screens and not towers.owns(state))
+    view = _View(state)
+    input_window = Window(  # (long text wraps, up to three lines: the label stays in view)
+        BufferControl(buffer, input_processors=[BeforeInput(view.prompt)]),
+        height=Dimension(min=1, max=3), dont_extend_height=True, wrap_lines=True,
+        always_hide_cursor=Condition(lambda: not state.takes_text),
+    )
+    root = FloatContainer(
+        HSplit([
+            Window(FormattedTextControl(view.title), height=1, style="class:title"),
+            HSplit(_bodies(view)),
+            Window(FormattedTextControl(view.status), wrap_lines=True,
+                   dont_extend_height=True),
+            input_window,
+            Window(FormattedTextControl(view.hints), dont_extend_height=True),
+        ]),
+        floats=[
+            Float(ConditionalContainer(
+                Window(FormattedTextControl(lambda: help_text(state, view.rows() - 4)),
+                       style="class:help"),
+                Condition(lambda: state.help_visible),
+            ), top=1, bottom=3, left=0, right=0),
+            Float(ConditionalContainer(  # over everything: the window is too small
+                Window(FormattedTextControl(view.small_text), style="class:help"),
+                Condition(lambda: view.small_words() is not None),
+            ), top=0, bottom=0, left=0, right=0),
+        ],
+    )
+    return Layout(root, focused_element=input_window)
 
-    def text(fn: Callable[[AppState], Fragments], **window: Any) -> Window:
-        return Window(FormattedTextControl(lambda: fn(state)), **window)
 
-    def columns() -> int:
+#: The board's column, and the columns right of it.
+LEFT = board.WIDTH + 1
+
+
+def _bodies(view: _View) -> list[ConditionalContainer]:
+    """Each screen's body, shown while it is the current screen."""
+    text, show = view.text, view.show
+    return [
+        ConditionalContainer(text(start_screen.body, wrap_lines=True), show(Screen.START)),
+        ConditionalContainer(text(games_screen.body, wrap_lines=True), show(Screen.GAMES)),
+        ConditionalContainer(text(resume_screen.body, wrap_lines=True), show(Screen.RESUME)),
+        ConditionalContainer(VSplit([
+            text(review_screen.board_text, width=LEFT),
+            Window(width=1, char="|", style="class:dim"),
+            text(review_screen.panel_text),
+        ]), show(Screen.REVIEW)),
+        ConditionalContainer(text(lobby_screen.body, wrap_lines=True), show(Screen.LOBBY)),
+        ConditionalContainer(text(lobby_screen.error_body, wrap_lines=True),
+                             show(Screen.ERROR)),
+        ConditionalContainer(VSplit([
+            text(setup_screen.board_text, width=LEFT, wrap_lines=True),
+            text(setup_screen.tray_text),
+        ]), show(Screen.SETUP)),
+        ConditionalContainer(VSplit([
+            text(play_screen.board_text, width=LEFT),
+            Window(width=1, char="|", style="class:dim"),
+            Window(FormattedTextControl(view.log, show_cursor=False)),
+        ]), show(Screen.PLAY)),
+        ConditionalContainer(HSplit([
+            text(end_screen.headline, wrap_lines=True, dont_extend_height=True),
+            VSplit([
+                text(end_screen.board_text, width=LEFT, height=9),
+                text(end_screen.panel_text),
+            ], height=end_screen.PANEL_ROWS),
+            text(end_screen.audit_text, wrap_lines=True),
+        ]), show(Screen.END)),
+        ConditionalContainer(towers_layout.body(view.state),  # (Towers' play, end, review)
+                             Condition(lambda: towers.owns(view.state))),
+    ]
+
+
+class _View:
+    """The texts around the screens' bodies, drawn from the state at the window's size."""
+
+    def __init__(self, state: AppState) -> None:
+        self.state = state
+
+    def show(self, *screens: Screen) -> Condition:
+        return Condition(lambda: self.state.screen in screens and not towers.owns(self.state))
+
+    def text(self, fn: Callable[[AppState], Fragments], **window: Any) -> Window:
+        return Window(FormattedTextControl(lambda: fn(self.state)), **window)
+
+    def columns(self) -> int:
         return get_app().output.get_size().columns
 
-    def rows() -> int:
+    def rows(self) -> int:
         return get_app().output.get_size().rows
 
-    def title() -> Fragments:
-        words = (towers_layout.TITLES if towers.owns(state) else TITLES)[state.screen](state)
+    def title(self) -> Fragments:
+        titles = towers_layout.TITLES if towers.owns(self.state) else TITLES
+        words = titles[self.state.screen](self.state)
         return [("class:title", f" {words}")]
 
-    def status() -> Fragments:
+    def status(self) -> Fragments:
         """The status line, wrapped between words; a clock about to run out comes first."""
+        state = self.state
         out: Fragments = []
-        width = max(20, columns() - 2)
+        width = max(20, self.columns() - 2)
         warning = play_screen.clock_warning(state) if state.screen is Screen.PLAY else ""
         if warning:
             out += [("class:status.error", f" {line}\n")
@@ -120,105 +199,48 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
         out[-1] = (out[-1][0], out[-1][1].rstrip("\n"))
         return out
 
-    def hint_lines() -> list[str]:
+    def hint_lines(self) -> list[str]:
         """The key hints, wrapped between words (two lines at most: the rest is `?`)."""
-        hint = (towers_layout.HINTS if towers.owns(state) else HINTS)[state.screen](state)
-        return textwrap.wrap(hint, max(20, columns() - 2))[:2] or [""]
+        hints = (towers_layout.HINTS if towers.owns(self.state) else HINTS)[
+            self.state.screen](self.state)
+        return textwrap.wrap(hints, max(20, self.columns() - 2))[:2] or [""]
 
-    def hints() -> Fragments:
-        return [("class:hint", "\n".join(f" {line}" for line in hint_lines()))]
+    def hints(self) -> Fragments:
+        return [("class:hint", "\n".join(f" {line}" for line in self.hint_lines()))]
 
-    def small_words() -> str | None:
+    def small_words(self) -> str | None:
         """What to say instead of the screen when the window cannot show all of it."""
-        size = (columns(), rows())
-        body = TEXT_BODIES.get(state.screen)
+        size = (self.columns(), self.rows())
+        body = TEXT_BODIES.get(self.state.screen)
         if body is None:
             return too_small(size, BOARD_SCREEN_SIZE)
-        chrome = CHROME_ROWS + len(hint_lines()) - 1
-        return too_small(size, (MIN_COLUMNS, needed_rows(body(state), columns()) + chrome))
+        chrome = CHROME_ROWS + len(self.hint_lines()) - 1
+        return too_small(size, (MIN_COLUMNS,
+                                needed_rows(body(self.state), self.columns()) + chrome))
 
-    def small_text() -> Fragments:
-        words = small_words() or ""
+    def small_text(self) -> Fragments:
+        words = self.small_words() or ""
+        width = max(10, self.columns() - 2)
         out: Fragments = [("", "\n")]
-        out += [("class:status.error", f" {line}\n")
-                for line in textwrap.wrap(words, max(10, columns() - 2))]
-        if state.status:
+        out += [("class:status.error", f" {line}\n") for line in textwrap.wrap(words, width)]
+        if self.state.status:
             out.append(("", "\n"))
             out += [("class:status", f" {line}\n")
-                    for line in textwrap.wrap(state.status, max(10, columns() - 2))]
+                    for line in textwrap.wrap(self.state.status, width)]
         return out
 
-    def prompt() -> str:
-        if state.prompt is not None:
-            return f" {state.prompt.value}"
-        if towers.owns(state) and state.screen is Screen.PLAY:
+    def prompt(self) -> str:
+        if self.state.prompt is not None:
+            return f" {self.state.prompt.value}"
+        if towers.owns(self.state) and self.state.screen is Screen.PLAY:
             return towers_layout.PROMPT
-        if state.screen is Screen.PLAY:
+        if self.state.screen is Screen.PLAY:
             return " move> "
         return " "
 
-    def log() -> Fragments:
+    def log(self) -> Fragments:
         """The move log, the cursor at its end so that the window scrolls there (a mark
         inside the text: a position counted apart could miss it when the window is
         resized between the two)."""
-        return [*play_screen.log_text(state, columns() - left - 1),
+        return [*play_screen.log_text(self.state, self.columns() - LEFT - 1),
                 ("[SetCursorPosition]", "")]
-
-    left = board.WIDTH + 1
-    bodies = [
-        ConditionalContainer(text(start_screen.body, wrap_lines=True), show(Screen.START)),
-        ConditionalContainer(text(games_screen.body, wrap_lines=True), show(Screen.GAMES)),
-        ConditionalContainer(text(resume_screen.body, wrap_lines=True), show(Screen.RESUME)),
-        ConditionalContainer(VSplit([
-            text(review_screen.board_text, width=left),
-            Window(width=1, char="|", style="class:dim"),
-            text(review_screen.panel_text),
-        ]), show(Screen.REVIEW)),
-        ConditionalContainer(text(lobby_screen.body, wrap_lines=True), show(Screen.LOBBY)),
-        ConditionalContainer(text(lobby_screen.error_body, wrap_lines=True),
-                             show(Screen.ERROR)),
-        ConditionalContainer(VSplit([
-            text(setup_screen.board_text, width=left, wrap_lines=True),
-            text(setup_screen.tray_text),
-        ]), show(Screen.SETUP)),
-        ConditionalContainer(VSplit([
-            text(play_screen.board_text, width=left),
-            Window(width=1, char="|", style="class:dim"),
-            Window(FormattedTextControl(log, show_cursor=False)),
-        ]), show(Screen.PLAY)),
-        ConditionalContainer(HSplit([
-            text(end_screen.headline, wrap_lines=True, dont_extend_height=True),
-            VSplit([
-                text(end_screen.board_text, width=left, height=9),
-                text(end_screen.panel_text),
-            ], height=end_screen.PANEL_ROWS),
-            text(end_screen.audit_text, wrap_lines=True),
-        ]), show(Screen.END)),
-        towers_layout.body(state),  # (Towers' play, end and review screens)
-    ]
-    input_window = Window(  # (long text wraps, up to three lines: the label stays in view)
-        BufferControl(buffer, input_processors=[BeforeInput(prompt)]),
-        height=Dimension(min=1, max=3), dont_extend_height=True, wrap_lines=True,
-        always_hide_cursor=Condition(lambda: not state.takes_text),
-    )
-    root = FloatContainer(
-        HSplit([
-            Window(FormattedTextControl(title), height=1, style="class:title"),
-            HSplit(bodies),
-            Window(FormattedTextControl(status), wrap_lines=True, dont_extend_height=True),
-            input_window,
-            Window(FormattedTextControl(hints), dont_extend_height=True),
-        ]),
-        floats=[
-            Float(ConditionalContainer(
-                Window(FormattedTextControl(lambda: help_text(state, rows() - 4)),
-                       style="class:help"),
-                Condition(lambda: state.help_visible),
-            ), top=1, bottom=3, left=0, right=0),
-            Float(ConditionalContainer(  # over everything: the window is too small
-                Window(FormattedTextControl(small_text), style="class:help"),
-                Condition(lambda: small_words() is not None),
-            ), top=0, bottom=0, left=0, right=0),
-        ],
-    )
-    return Layout(root, focused_element=input_window)

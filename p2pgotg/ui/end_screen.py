@@ -25,7 +25,7 @@ def revealed_setups(peer: GotgPeer) -> dict[Side, Setup]:
         out[own.side] = own
     flow = peer.flow
     if flow.white is not None:
-        them = flow.side_of(peer.peer_role)
+        them = flow.side_of(peer.other_role)
         opened = setups_from_flow(flow)
         if them in opened:
             out[them] = opened[them]

@@ -2,7 +2,9 @@
 
 One input line is always focused, so typing a move just works on the play screen. Where no
 text is wanted (start, lobby, setup, end), letters are single-key commands instead; the
-filters below say which keys mean what on which screen.
+filters of `_Keys` say which keys mean what on which screen. Each group of keys is bound by
+a function of its own, in a fixed order: where two bindings of one key both apply, the one
+bound later wins (prompt_toolkit), and `<any>` yields to every named key.
 """
 
 from __future__ import annotations
@@ -36,9 +38,33 @@ ARROWS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 
 
 def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
-    kb = KeyBindings()
+    keys = _Keys(state, buffer, KeyBindings())
+    for bind in (_bind_quitting, _bind_escape, _bind_help, _bind_cursor, _bind_enter_and_paste,
+                 _bind_start, _bind_saved_games, _bind_resume_offer, _bind_lobby, _bind_setup,
+                 _bind_end):
+        bind(keys)
+    add_towers_keys(keys.kb, state, buffer)  # (last: on Towers' screens, theirs decide)
+    return keys.kb
 
-    def add(*keys: str, **options: Any) -> Callable[[Handler], Handler]:
+
+class _Keys:
+    """What every group of bindings needs: the state, the input line, and the filters that
+    say where a key means what."""
+
+    def __init__(self, state: AppState, buffer: Buffer, kb: KeyBindings) -> None:
+        self.state, self.buffer, self.kb = state, buffer, kb
+        self.confirming = Condition(lambda: state.confirm is not None)
+        self.helping = Condition(lambda: state.help_visible)  # the `?` overlay is up
+        self.takes_text = Condition(lambda: state.takes_text)
+        #: letters are commands: no text wanted, no question asked, no help shown
+        self.commands = ~self.takes_text & ~self.confirming & ~self.helping
+        self.empty = Condition(lambda: buffer.text == "")
+        self.no_prompt = Condition(lambda: state.prompt is None)
+
+    def on(self, *screens: Screen) -> Filter:
+        return Condition(lambda: self.state.screen in screens)
+
+    def add(self, *keys: str, **options: Any) -> Callable[[Handler], Handler]:
         """`kb.add`, but a bug in a handler becomes a status message, not a traceback."""
 
         def register(handler: Handler) -> Handler:
@@ -47,84 +73,93 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
                 try:
                     handler(event)
                 except Exception as exc:  # noqa: BLE001  (logged by explain)
-                    state.warn(explain(exc))
+                    self.state.warn(explain(exc))
 
-            kb.add(*keys, **options)(guarded)
+            self.kb.add(*keys, **options)(guarded)
             return handler
 
         return register
 
-    def on(*screens: Screen) -> Filter:
-        return Condition(lambda: state.screen in screens)
 
-    confirming = Condition(lambda: state.confirm is not None)
-    helping = Condition(lambda: state.help_visible)  # the `?` overlay is up: keys scroll it
-    keys = ~Condition(lambda: state.takes_text) & ~confirming & ~helping  # letters: commands
-    empty = Condition(lambda: buffer.text == "")
-    no_prompt = Condition(lambda: state.prompt is None)
+# -- leaving, and the answers to a question ----------------------------------------------
 
-    def quit_or_ask(event: KeyPressEvent) -> None:
-        if state.screen is Screen.REVIEW and state.review_back is not None:
-            review_screen.close(state)
-        elif state.screen is Screen.REVIEW:  # `p2pgotg show`: the review was all of it
-            event.app.exit()
-        elif state.screen is Screen.GAMES:
-            games_screen.close(state)
-        elif state.in_game and state.confirm is None:
-            state.ask_quit()
-        else:
-            leave_or_exit(event)
+def _bind_quitting(k: _Keys) -> None:
+    state = k.state
 
-    def leave_or_exit(event: KeyPressEvent) -> None:
-        """Quit: a game opened from the start screen goes back to it, else the program
-        ends (telling the other side, either way: `UI.run` and `Controller.leave`)."""
-        if state.from_start and state.mode is not None:
-            state.confirm = None
-            state.say("")
-            state.driver.leave()
-        else:
-            event.app.exit()
-
-    @add("c-c")
-    @add("c-q")
+    @k.add("c-c")
+    @k.add("c-q")
     def _quit(event: KeyPressEvent) -> None:
         if state.from_start and state.mode is not None and state.confirm is None \
                 and not state.in_game:
-            leave_or_exit(event)  # (no game to lose: straight back to the start screen)
+            _leave_or_exit(state, event)  # (no game to lose: straight back to the start)
             return
         if state.confirm is Confirm.QUIT or not state.in_game:
             event.app.exit()
         else:
             state.ask_quit()
 
-    @add("q", filter=keys & on(Screen.START, Screen.LOBBY, Screen.SETUP, Screen.END,
-                                  Screen.ERROR, Screen.REVIEW, Screen.GAMES, Screen.RESUME))
+    @k.add("q", filter=k.commands & k.on(Screen.START, Screen.LOBBY, Screen.SETUP, Screen.END,
+                                         Screen.ERROR, Screen.REVIEW, Screen.GAMES,
+                                         Screen.RESUME))
     def _q(event: KeyPressEvent) -> None:
-        quit_or_ask(event)
+        _quit_or_ask(state, event)
 
-    @add("y", filter=confirming)
+    @k.add("y", filter=k.confirming)
     def _yes(event: KeyPressEvent) -> None:
         question, state.confirm = state.confirm, None
         state.say("")
         if question is Confirm.QUIT:
-            leave_or_exit(event)
+            _leave_or_exit(state, event)
         elif question is Confirm.RESIGN:
             play_screen.resign(state)
         elif question is Confirm.RANDOM:
             setup_screen.randomize(state, confirmed=True)
 
-    @add("<any>", filter=confirming)
-    @add("n", filter=confirming)
+    @k.add("<any>", filter=k.confirming)
+    @k.add("n", filter=k.confirming)
     def _no(event: KeyPressEvent) -> None:
         state.confirm = None
         state.say("")
 
-    @add("<any>", filter=keys)
+
+def _quit_or_ask(state: AppState, event: KeyPressEvent) -> None:
+    """`q`: close what was opened over a screen, ask before a game is left, else quit."""
+    if state.screen is Screen.REVIEW and state.review_back is not None:
+        review_screen.close(state)
+    elif state.screen is Screen.REVIEW:  # `p2pgotg show`: the review was all of it
+        event.app.exit()
+    elif state.screen is Screen.GAMES:
+        games_screen.close(state)
+    elif state.in_game and state.confirm is None:
+        state.ask_quit()
+    else:
+        _leave_or_exit(state, event)
+
+
+def _leave_or_exit(state: AppState, event: KeyPressEvent) -> None:
+    """Quit: a game opened from the start screen goes back to it, else the program ends
+    (telling the other side, either way: `UI.run` and `Controller.leave`)."""
+    if state.from_start and state.mode is not None:
+        state.confirm = None
+        state.say("")
+        state.driver.leave()
+    else:
+        event.app.exit()
+
+
+# -- keys without a meaning, and escape ---------------------------------------------------
+
+def _bind_escape(k: _Keys) -> None:
+    state, buffer = k.state, k.buffer
+
+    @k.add("<any>", filter=k.commands)
     def _not_text(event: KeyPressEvent) -> None:
         """Where no text is wanted, a key without a meaning does nothing."""
 
-    @add("escape", filter=~confirming, eager=True)
+    @k.add("escape", filter=~k.confirming, eager=True)
     def _escape(event: KeyPressEvent) -> None:
+        """Put down, in turn, whatever is open: the help, a review or list, a prompt, the
+        text typed, a piece picked up."""
         if state.help_visible:
             state.toggle_help()
         elif state.screen is Screen.REVIEW and state.review_back is not None:
@@ -144,66 +179,59 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
             state.editor.picked = None
             state.say("put back")
 
-    @add("?", filter=(keys | empty | helping) & no_prompt & ~confirming)
+
+# -- the `?` overlay: it scrolls, and no key acts on the screen beneath it ------------------
+
+def _bind_help(k: _Keys) -> None:
+    state = k.state
+
+    @k.add("?", filter=(k.commands | k.empty | k.helping) & k.no_prompt & ~k.confirming)
     def _help(event: KeyPressEvent) -> None:
         state.toggle_help()
 
-    # -- the `?` overlay: it scrolls, and no key acts on the screen beneath it -------------
-    reading = helping & ~confirming
+    reading = k.helping & ~k.confirming
     for name, step in (("up", -1), ("down", 1), ("pageup", -10), ("pagedown", 10),
                        ("space", 10), ("home", -10**6), ("end", 10**6)):
-        @add(name, filter=reading & (~Condition(lambda: state.takes_text) | empty))
+        @k.add(name, filter=reading & (~k.takes_text | k.empty))
         def _help_scroll(event: KeyPressEvent, step: int = step) -> None:
             scroll_help(state, step)
 
-    @add("q", filter=reading & ~Condition(lambda: state.takes_text))
+    @k.add("q", filter=reading & ~k.takes_text)
     def _help_close(event: KeyPressEvent) -> None:
         state.toggle_help()
 
-    @add("<any>", filter=reading & ~Condition(lambda: state.takes_text))
+    @k.add("<any>", filter=reading & ~k.takes_text)
     def _help_ignores(event: KeyPressEvent) -> None:
         """Under the overlay, a letter does nothing (it never acts on the screen)."""
 
+
+# -- the cursor on the boards --------------------------------------------------------------
+
+def _bind_cursor(k: _Keys) -> None:
+    state = k.state
     for name, (dx, dy) in ARROWS.items():
-        @add(name, filter=on(Screen.SETUP) & no_prompt & ~confirming & ~helping)
+        @k.add(name, filter=k.on(Screen.SETUP) & k.no_prompt & ~k.confirming & ~k.helping)
         def _setup_arrow(event: KeyPressEvent, dx: int = dx, dy: int = dy) -> None:
             setup_screen.move_cursor(state, dx, dy)
 
-        @add(name, filter=on(Screen.PLAY) & empty & ~confirming & ~helping)
+        @k.add(name, filter=k.on(Screen.PLAY) & k.empty & ~k.confirming & ~k.helping)
         def _play_arrow(event: KeyPressEvent, dx: int = dx, dy: int = dy) -> None:
             play_screen.move_cursor(state, dx, dy)
 
-    @add("enter", filter=~confirming)
-    def _enter(event: KeyPressEvent) -> None:
-        text = buffer.text
-        prompt = state.prompt
-        if prompt is not None:
-            # a refused answer keeps the prompt and its text, so that the next keys go on
-            # editing it and never reach the board
-            if prompt is Prompt.JOIN_CODE:
-                start_screen.submit_code(state, text)
-            elif prompt is Prompt.LOAD:
-                setup_screen.load(state, text)
-            elif prompt is Prompt.SAVE:
-                setup_screen.save(state, text)
-            elif prompt is Prompt.REPLY_CODE:
-                lobby_screen.submit_reply(state, text)
-            if state.prompt is None:
-                buffer.reset()
-            return
-        screen = state.screen
-        if screen is Screen.PLAY:
-            if text.strip():
-                buffer.reset(append_to_history=True)
-                play_screen.submit(state, text)
-            else:
-                play_screen.enter(state)
-        elif screen is Screen.SETUP:
-            setup_screen.enter(state)
-        elif screen is Screen.GAMES:
-            games_screen.open_selected(state)
 
-    @add(Keys.BracketedPaste, filter=Condition(lambda: state.takes_text))
+# -- the input line: enter and paste -------------------------------------------------------
+
+def _bind_enter_and_paste(k: _Keys) -> None:
+    state, buffer = k.state, k.buffer
+
+    @k.add("enter", filter=~k.confirming)
+    def _enter(event: KeyPressEvent) -> None:
+        if state.prompt is not None:
+            _answer_prompt(state, buffer, state.prompt)
+        else:
+            _enter_on_screen(state, buffer)
+
+    @k.add(Keys.BracketedPaste, filter=k.takes_text)
     def _paste(event: KeyPressEvent) -> None:
         """Pasted text goes on the one input line: a code that came broken over lines (an
         invite copied from a narrow screen) is read whole (its line breaks are spaces,
@@ -211,115 +239,171 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
         text = event.data.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
         buffer.insert_text(text)
 
-    @add(Keys.BracketedPaste, filter=~Condition(lambda: state.takes_text))
+    @k.add(Keys.BracketedPaste, filter=~k.takes_text)
     def _no_paste(event: KeyPressEvent) -> None:
         """Where no text is wanted, a paste does nothing (its letters are not commands)."""
 
-    # -- the start screen ----------------------------------------------------------------
+
+#: What the answer to each prompt is given to.
+_PROMPT_ANSWERS: dict[Prompt, Callable[[AppState, str], None]] = {
+    Prompt.JOIN_CODE: start_screen.submit_code,
+    Prompt.LOAD: setup_screen.load,
+    Prompt.SAVE: setup_screen.save,
+    Prompt.REPLY_CODE: lobby_screen.submit_reply,
+}
+
+
+def _answer_prompt(state: AppState, buffer: Buffer, prompt: Prompt) -> None:
+    """A refused answer keeps the prompt and its text, so that the next keys go on editing
+    it and never reach the board."""
+    _PROMPT_ANSWERS[prompt](state, buffer.text)
+    if state.prompt is None:
+        buffer.reset()
+
+
+def _enter_on_screen(state: AppState, buffer: Buffer) -> None:
+    """Enter with no prompt: the play screen's command (or the piece under the cursor),
+    the setup's pick or place, the saved game chosen."""
+    screen = state.screen
+    if screen is Screen.PLAY:
+        if buffer.text.strip():
+            text = buffer.text
+            buffer.reset(append_to_history=True)
+            play_screen.submit(state, text)
+        else:
+            play_screen.enter(state)
+    elif screen is Screen.SETUP:
+        setup_screen.enter(state)
+    elif screen is Screen.GAMES:
+        games_screen.open_selected(state)
+
+
+# -- the start screen ----------------------------------------------------------------------
+
+def _bind_start(k: _Keys) -> None:
+    state = k.state
     for key in start_screen.CHOICES:
-        @add(key, filter=keys & on(Screen.START) & no_prompt)
+        @k.add(key, filter=k.commands & k.on(Screen.START) & k.no_prompt)
         def _choose(event: KeyPressEvent, key: str = key) -> None:
             start_screen.choose(state, key)
 
-    # -- the saved games and the review ----------------------------------------------------
-    games_keys = keys & on(Screen.GAMES)
+    @k.add(start_screen.LEVEL_KEY, filter=k.commands & k.on(Screen.START) & k.no_prompt)
+    def _level(event: KeyPressEvent) -> None:
+        start_screen.next_level(state)
+
+    @k.add(start_screen.GAME_KEY, filter=k.commands & k.on(Screen.START) & k.no_prompt)
+    def _game(event: KeyPressEvent) -> None:
+        start_screen.next_game(state)
+
+
+# -- the saved games and the review --------------------------------------------------------
+
+def _bind_saved_games(k: _Keys) -> None:
+    state = k.state
+    games_keys = k.commands & k.on(Screen.GAMES)
     for name, step in (("up", -1), ("down", 1), ("k", -1), ("j", 1)):
-        @add(name, filter=games_keys)
+        @k.add(name, filter=games_keys)
         def _games_step(event: KeyPressEvent, step: int = step) -> None:
             games_screen.move(state, step)
 
-    review = keys & on(Screen.REVIEW)
+    review = k.commands & k.on(Screen.REVIEW)
     for name, step in (("right", 1), ("left", -1), ("n", 1), ("p", -1), ("pagedown", 10),
-                       ("pageup", -10), ("down", 10), ("up", -10), ("space", 1)):
-        @add(name, filter=review)
+                       ("pageup", -10), ("down", 10), ("up", -10), ("space", 1),
+                       ("home", -10**6), ("end", 10**6)):
+        @k.add(name, filter=review)
         def _review_step(event: KeyPressEvent, step: int = step) -> None:
             review_screen.step(state, step)
 
-    @add("home", filter=review)
-    def _review_first(event: KeyPressEvent) -> None:
-        review_screen.step(state, -10**6)
 
-    @add("end", filter=review)
-    def _review_last(event: KeyPressEvent) -> None:
-        review_screen.step(state, 10**6)
+# -- the offer of unfinished games ---------------------------------------------------------
 
-    # -- the offer of unfinished games ---------------------------------------------------
-    @add("r", filter=keys & on(Screen.RESUME))
-    @add("enter", filter=keys & on(Screen.RESUME))
+def _bind_resume_offer(k: _Keys) -> None:
+    state = k.state
+    offer = k.commands & k.on(Screen.RESUME)
+
+    @k.add("r", filter=offer)
+    @k.add("enter", filter=offer)
     def _resume(event: KeyPressEvent) -> None:
         resume_screen.resume(state)
 
-    @add("n", filter=keys & on(Screen.RESUME))
+    @k.add("n", filter=offer)
     def _fresh(event: KeyPressEvent) -> None:
         state.driver.resume_answer(None)
 
     for name, step in (("up", -1), ("down", 1), ("k", -1), ("j", 1)):
-        @add(name, filter=keys & on(Screen.RESUME))
+        @k.add(name, filter=offer)
         def _resume_step(event: KeyPressEvent, step: int = step) -> None:
             resume_screen.move(state, step)
 
-    @add(start_screen.LEVEL_KEY, filter=keys & on(Screen.START) & no_prompt)
-    def _level(event: KeyPressEvent) -> None:
-        start_screen.next_level(state)
 
-    @add(start_screen.GAME_KEY, filter=keys & on(Screen.START) & no_prompt)
-    def _game(event: KeyPressEvent) -> None:
-        start_screen.next_game(state)
+# -- the lobby -----------------------------------------------------------------------------
 
-    # -- the lobby -------------------------------------------------------------------------
-    @add("a", filter=keys & on(Screen.LOBBY))
+def _bind_lobby(k: _Keys) -> None:
+    state = k.state
+
+    @k.add("a", filter=k.commands & k.on(Screen.LOBBY))
     def _accept(event: KeyPressEvent) -> None:
         lobby_screen.accept(state)
 
-    @add(lobby_screen.REPLY_KEY, filter=keys & on(Screen.LOBBY) & no_prompt)
+    @k.add(lobby_screen.REPLY_KEY, filter=k.commands & k.on(Screen.LOBBY) & k.no_prompt)
     def _reply(event: KeyPressEvent) -> None:
         lobby_screen.ask_reply(state)
 
-    # -- the setup screen --------------------------------------------------------------
-    setup = keys & on(Screen.SETUP)
-    simple = {
-        "r": setup_screen.randomize, "c": setup_screen.clear, "x": setup_screen.remove,
-        "u": setup_screen.undo,
-        "delete": setup_screen.remove, "backspace": setup_screen.remove,
-        "l": setup_screen.ask_load, "w": setup_screen.ask_save, "d": setup_screen.ready,
-    }
-    for key, action in simple.items():
-        @add(key, filter=setup)
-        def _setup_key(event: KeyPressEvent, action=action) -> None:
-            action(state)
 
-    @add("tab", filter=setup)
-    @add("]", filter=setup)
+# -- the setup screen ----------------------------------------------------------------------
+
+#: The setup screen's one-key commands.
+_SETUP_KEYS: dict[str, Callable[[AppState], None]] = {
+    "r": setup_screen.randomize, "c": setup_screen.clear, "x": setup_screen.remove,
+    "u": setup_screen.undo,
+    "delete": setup_screen.remove, "backspace": setup_screen.remove,
+    "l": setup_screen.ask_load, "w": setup_screen.ask_save, "d": setup_screen.ready,
+}
+
+
+def _bind_setup(k: _Keys) -> None:
+    state = k.state
+    setup = k.commands & k.on(Screen.SETUP)
+    for key, command in _SETUP_KEYS.items():
+        @k.add(key, filter=setup)
+        def _setup_key(event: KeyPressEvent,
+                       command: Callable[[AppState], None] = command) -> None:
+            command(state)
+
+    @k.add("tab", filter=setup)
+    @k.add("]", filter=setup)
     def _next(event: KeyPressEvent) -> None:
         setup_screen.next_rank(state, 1)
 
-    @add("s-tab", filter=setup)
-    @add("[", filter=setup)
+    @k.add("s-tab", filter=setup)
+    @k.add("[", filter=setup)
     def _previous(event: KeyPressEvent) -> None:
         setup_screen.next_rank(state, -1)
 
-    # -- the end screen ------------------------------------------------------------------
-    @add("n", filter=keys & on(Screen.END))
+
+# -- the end screen ------------------------------------------------------------------------
+
+def _bind_end(k: _Keys) -> None:
+    state = k.state
+    end = k.commands & k.on(Screen.END)
+
+    @k.add("n", filter=end)
     def _again(event: KeyPressEvent) -> None:
         end_screen.rematch(state)
 
-    @add("s", filter=keys & on(Screen.END))
+    @k.add("s", filter=end)
     def _setups(event: KeyPressEvent) -> None:
         end_screen.toggle_view(state)
 
-    @add("c", filter=keys & on(Screen.END))
+    @k.add("c", filter=end)
     def _challenges(event: KeyPressEvent) -> None:
         end_screen.toggle_challenges(state)
 
     for name, step in (("pagedown", 1), ("pageup", -1), ("down", 1), ("up", -1)):
-        @add(name, filter=keys & on(Screen.END))
+        @k.add(name, filter=end)
         def _challenge_page(event: KeyPressEvent, step: int = step) -> None:
             end_screen.page(state, step)
 
-    @add("v", filter=keys & on(Screen.END))
+    @k.add("v", filter=end)
     def _review_this(event: KeyPressEvent) -> None:
         end_screen.review(state)
-
-    add_towers_keys(kb, state, buffer)  # (last: on Towers' screens, theirs decide)
-    return kb
-

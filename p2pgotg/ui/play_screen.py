@@ -58,7 +58,7 @@ def clocks_words(state: AppState) -> str:
     parts = []
     mine = clocks.remaining(peer.role, now)
     if mine is not None:
-        theirs = clocks.remaining(peer.peer_role, now)
+        theirs = clocks.remaining(peer.other_role, now)
         parts.append(f"you {clock_text(mine)} {state.opponent_short} {clock_text(theirs)}")
     if clocks.per_move and clocks.running is not None:
         left = clocks.move_remaining(clocks.running, now)

@@ -1,5 +1,5 @@
 """Running the interface: prompt_toolkit on asyncio, the network on trio in guest mode on the
-same loop (`trio.lowlevel.start_guest_run`, as GUIDE.md section 2 says).
+same loop (`trio.lowlevel.start_guest_run`), in one thread: prompt_toolkit needs asyncio.
 
 Key handlers run in asyncio; sessions live in trio. Everything a key asks of a session goes
 through the trio token (`run_sync_soon`), so it runs inside trio, and every session change
@@ -27,6 +27,7 @@ from prompt_toolkit.output import Output
 
 from p2pgotg.crypto import equal
 from p2pgotg.games import module_for, module_of
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.games import games_dir, unfinished_games
 from p2pgotg.net.hosting import HostConfig, Hosting, host_game
 from p2pgotg.net.invite import Invite
@@ -37,17 +38,18 @@ from p2pgotg.net.paths import (
     load_or_create_tls_identity,
 )
 from p2pgotg.net.racing import REPLY_WAIT, prepare_join
-from p2pgotg.net.session import GameSession, Limits, Link
+from p2pgotg.net.session import GameSession, Link, Timeouts
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.players.levels import PLAY_DEFAULT
 from p2pgotg.protocol import HOST, JOINER, LocalProtocolError
+from p2pgotg.protocol.peer import Action
 from p2pgotg.rules import RuleOptions
 from p2pgotg.selfplay import bot_runner
 from p2pgotg.ui.app import create_application
 from p2pgotg.ui.errors import explain
 from p2pgotg.ui.lobby_screen import takes_replies
 from p2pgotg.ui.saved_games import BOT_FOLDER, describe_game
-from p2pgotg.ui.state import Action, AppState, Mode, Prompt, ResumeOffer
+from p2pgotg.ui.state import AppState, Mode, Prompt, ResumeOffer
 
 BOT_GAMES = BOT_FOLDER  # games against the bot are kept apart: `host` must never resume them
 BOT_SEAT = "bot-seat"  # inside it: the bot's own key and transcripts, so a game can resume
@@ -64,7 +66,7 @@ class Launch:
     port: int = 0
     bind: str | None = None
     invite: str | None = None
-    limits: Limits = field(default_factory=Limits)
+    limits: Timeouts = field(default_factory=Timeouts)
     save_dir: Path | None = None  # games_dir() when None
     identity: Callable[[], Ed25519PrivateKey] = load_or_create_identity
     tls_identity: Callable[[], tuple[bytes, bytes]] = load_or_create_tls_identity
@@ -126,7 +128,7 @@ class Controller:
 
     # -- the Driver, called from asyncio -------------------------------------------------
 
-    def perform(self, action: Action, done: str | None = None) -> None:
+    def perform(self, action: Action[GotgPeer], done: str | None = None) -> None:
         self._soon(partial(self._perform, action, done))
 
     def start(self, mode: Mode, invite: str | None = None) -> None:
@@ -248,7 +250,7 @@ class Controller:
         """Whether a game's task still speaks for the screen (not a replaced game)."""
         return generation == self._generation
 
-    def _perform(self, action: Action, done: str | None) -> None:
+    def _perform(self, action: Action[GotgPeer], done: str | None) -> None:
         session = self.state.session
         if session is None:
             self.state.warn("there is no game yet")

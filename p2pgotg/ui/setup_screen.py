@@ -25,7 +25,7 @@ def _committed(state: AppState) -> bool:
 
 def _opponent_ready(state: AppState) -> bool:
     peer = state.peer
-    return peer is not None and peer.peer_role in peer.flow.setup_commits
+    return peer is not None and peer.other_role in peer.flow.setup_commits
 
 
 def board_text(state: AppState) -> Fragments:

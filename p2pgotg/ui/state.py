@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import enum
 import random
-from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
@@ -31,6 +30,7 @@ from p2pgotg.protocol.events import (
     GameEnded,
     OptionsProposed,
 )
+from p2pgotg.protocol.peer import Action
 from p2pgotg.protocol.printable import controls_escaped, printable
 from p2pgotg.rules import Game, PlyRecord, Rank, Side, Termination
 from p2pgotg.ui import board
@@ -49,8 +49,6 @@ if TYPE_CHECKING:
     from p2pgotg.net.session import GameSession
     from p2pgotg.ui.towers.model import TowersScreen
     from p2pgotg.ui.towers.review import TowersReview
-
-Action = Callable[[GotgPeer], list[Event]]
 
 
 class Mode(enum.Enum):
@@ -93,7 +91,7 @@ class Confirm(enum.Enum):
 class Driver(Protocol):
     """What the state asks of the trio side (implemented in `runner`)."""
 
-    def perform(self, action: Action, done: str | None = None) -> None:
+    def perform(self, action: Action[GotgPeer], done: str | None = None) -> None:
         """Run `action` on the session inside trio; say `done` when it worked, the error
         in the status line when it did not."""
 
@@ -121,7 +119,7 @@ class Driver(Protocol):
 
 
 class _NoDriver:
-    def perform(self, action: Action, done: str | None = None) -> None:
+    def perform(self, action: Action[GotgPeer], done: str | None = None) -> None:
         raise RuntimeError("no driver attached")
 
     def start(self, mode: Mode, invite: str | None = None) -> None:
@@ -264,7 +262,7 @@ class AppState:
         if self.mode is Mode.BOT:
             return f"the bot ({self.bot_level})"
         peer = self.peer
-        key = peer.flow.key_of(peer.peer_role) if peer is not None else None
+        key = peer.flow.key_of(peer.other_role) if peer is not None else None
         if key is None and self.peer_name is None:
             return "your opponent"
         return who(self.peer_name, key)
@@ -341,7 +339,7 @@ class AppState:
 
     # -- the status line ---------------------------------------------------------------
 
-    # Every line the screen shows passes here escaped (GUIDE 6): peer text rides inside
+    # Every line the screen shows passes here escaped (SPEC 3.4): peer text rides inside
     # network notes, refusals, errors and verdicts, and must not steer the terminal.
 
     @property

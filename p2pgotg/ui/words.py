@@ -93,20 +93,22 @@ def how_it_ended(termination: enum.Enum | None, won: bool | None) -> str:
 def verdict_words(verdict: Verdict, my_role: str, opponent: str) -> str:
     """The audit's verdict in plain words, with `you` and the opponent's name for roles."""
 
-    def who(role: str | None) -> str:
+    def person(role: str | None) -> str:
+        """`you`, or the opponent as the screen names them (a role names a seat, here a
+        person)."""
         return "you" if role == my_role else opponent
 
     if not verdict.clean:
-        winner = "You win" if verdict.winner == my_role else f"{who(verdict.winner)} wins"
+        winner = "You win" if verdict.winner == my_role else f"{person(verdict.winner)} wins"
         return (
-            f"The audit caught {who(verdict.cheater)} breaking the rules "
+            f"The audit caught {person(verdict.cheater)} breaking the rules "
             f"(rule {verdict.rule}: {controls_escaped(verdict.detail)}). "
             f"{capital(winner)}."
         )
     claim = ""
     if verdict.claimants:  # (time or absence: a claimant's word, never proven: SPEC 2.6)
-        words = " and ".join(who(r) for r in verdict.claimants)
-        disputed = " and ".join(who(r) for r in verdict.disputed_by)
+        words = " and ".join(person(r) for r in verdict.claimants)
+        disputed = " and ".join(person(r) for r in verdict.disputed_by)
         whose = "your" if words == "you" else "their"
         claim = (f" The result rests on a claim by {words}: {whose} word, which no record can "
                  f"prove{f'; disputed by {disputed}' if disputed else ''}.")

@@ -43,9 +43,9 @@ from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError
 from p2pgotg.protocol.envelope import Envelope, seal
 from p2pgotg.protocol.messages import Body
-from p2pgotg.protocol.pair import forge
 from p2pgotg.protocol.wire import WireError
 from p2pgotg.rules import Game, Move, Rank, RuleOptions, Side
+from p2pgotg.testing.forging import forge, next_body
 
 SESSION_VERSION = 1
 LOOPBACK = "127.0.0.1"
@@ -473,9 +473,15 @@ class Joiner:
         action(self.peer)
         return self.peer.data_to_send()
 
-    def forge(self, type_: str, fields: dict, **chain: Any) -> bytes:
-        """A message signed with our key saying whatever the case wants (pair.forge)."""
-        return forge(self.peer, type_, fields, **chain)
+    def forge(self, type_: str, fields: dict, key: Ed25519PrivateKey | None = None,
+              **chain: Any) -> bytes:
+        """A message signed with our key saying whatever the case wants (`forging.forge`:
+        `record=True` counts it as sent by our GotgPeer), or with another `key`: then it
+        proves nothing about us (SPEC 2.3), and only its chain fields are our next
+        message's (`forging.next_body`)."""
+        if key is None:
+            return forge(self.peer, type_, fields, **chain)
+        return seal(key, next_body(self.peer, type_, fields, **chain)).encode()
 
     def resign_body(self, data: bytes, type_: str | None = None, drop: tuple[str, ...] = (),
                     **changes: Any) -> bytes:

@@ -124,7 +124,7 @@ class _Pending:
     move: Move
     ply: int
     rank: Rank | None  # the attacker's declared rank (open mode)
-    n: int = -1  # blind mode: the challenge number
+    n: int = -1  # blind mode: the challenge number (see `blind`)
     point: bytes = b""  # blind mode: the attacker's R
     commits: tuple[bytes, ...] = ()  # blind mode: the defender's 5 token commitments
     cts: tuple[bytes, ...] = ()  # blind mode: the defender's 15 ciphertexts
@@ -132,6 +132,11 @@ class _Pending:
     reply_index: int = -1
     attacker_pid: int = -1
     defender_pid: int = -1
+
+    @property
+    def blind(self) -> bool:
+        """A blind challenge: it has a challenge number (an open one has none, -1)."""
+        return self.n >= 0
 
 
 @dataclass(frozen=True)
@@ -234,10 +239,10 @@ class GotgFlow(Flow):
         pending = self.pending
         if pending is not None:
             if pending.attacker != role:
-                if pending.n < 0:
+                if not pending.blind:
                     return "reply"
                 return None if pending.cts else "blind_reply"
-            return "token" if pending.n >= 0 and pending.cts else None
+            return "token" if pending.blind and pending.cts else None
         return "move" if self.role_of(self.game.turn) == role else None
 
     def secrets_problem(self, role: str, key: bytes, secrets: dict[str, bytes]) -> str:
@@ -360,7 +365,32 @@ class GotgFlow(Flow):
         return self.game
 
     def _on_move(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
+        """A move, in this order: legal on the board, a challenge's opening (or OT point)
+        as its mode wants, a flag claim riding on it true; then it starts a challenge or
+        is played."""
         game = self._require_turn(role, fail, "a move")
+        move = self._legal_move(game, body, fail)
+        piece = game.piece_at(move.from_square)
+        assert piece is not None
+        challenge = game.is_challenge(move)
+        rank = self._challenge_opening(role, piece, challenge, body, fail)
+        claim_piece = self._move_claim(role, game, move, body.get("claim"), fail)
+        # all checks passed: apply
+        events = self.offer_or_decline(role, body)
+        if challenge:
+            return events + self._start_challenge(role, game, move, piece, rank, body)
+        record = game.push(move)
+        events.append(MovePlayed(role, record))
+        if claim_piece is not None:
+            game.reveal(claim_piece, Rank.FLAG)
+        if claim_piece is not None and not game.is_over:
+            events += self._end(role, game.claim_flag_run(self.side_of(role), claim_piece))
+        elif game.outcome is not None:
+            events += self._end(role, game.outcome)
+        return events
+
+    def _legal_move(self, game: Game, body: Body, fail: Fail) -> Move:
+        """The move `body` says, for this ply and legal on the board (`illegal-move`)."""
         if body["ply"] != game.ply:
             raise fail("out-of-turn", f"a move for ply {body['ply']} at ply {game.ply}")
         try:
@@ -370,17 +400,16 @@ class GotgFlow(Flow):
         problem = game.move_problem(move)
         if problem:
             raise fail("illegal-move", f"{move.text()}: {problem}")
-        side = self.side_of(role)
-        piece = game.piece_at(move.from_square)
-        assert piece is not None
-        challenge = game.is_challenge(move)
-        opening = body.get("open")
-        claim = body.get("claim")
+        return move
+
+    def _challenge_opening(self, role: str, piece: Piece, challenge: bool, body: Body,
+                           fail: Fail) -> Rank | None:
+        """What a move must and must not carry: an open challenge opens the attacker's
+        rank (returned), a blind one carries its OT point R, a plain move neither; no flag
+        claim rides on a challenge."""
+        opening, point, claim = body.get("open"), body.get("ot_r"), body.get("claim")
         assert self.options is not None
-        blind = self.options.challenge_mode is ChallengeMode.BLIND
-        point = body.get("ot_r")
-        rank: Rank | None = None
-        if challenge and blind:
+        if challenge and self.options.challenge_mode is ChallengeMode.BLIND:
             if opening is not None:
                 raise fail("opening-extra", "a blind challenge declares no rank")
             if point is None:
@@ -388,60 +417,64 @@ class GotgFlow(Flow):
             if claim is not None:
                 raise fail("false-flag-claim", "a flag claim cannot ride on a challenge")
             self._check_point(other(role), point, fail)
-        elif challenge:
+            return None
+        if challenge:
             if opening is None:
                 raise fail("opening-missing", "an open challenge carries the attacker's opening")
             if point is not None:
                 raise fail("opening-extra", "an open challenge carries no OT point")
             if claim is not None:
                 raise fail("false-flag-claim", "a flag claim cannot ride on a challenge")
-            rank = self._check_opening(role, piece.pid, opening[0], opening[1], fail,
+            return self._check_opening(role, piece.pid, opening[0], opening[1], fail,
                                        "attacker's opening")
-        elif opening is not None or point is not None:
+        if opening is not None or point is not None:
             raise fail("opening-extra", "a plain move carries no opening")
-        claim_piece = None
-        if claim is not None:
-            pid, crank, csalt = claim
-            claim_piece = Piece(side, pid)
-            self._check_opening(role, pid, crank, csalt, fail, "flag claim")
-            if crank != Rank.FLAG:
-                raise fail("false-flag-claim", f"piece {pid} is not the flag")
-            # check the claim on the position after the move, then take the move back
-            game.push(move)
-            problem = (
-                None if game.is_over
-                else game.flag_claim_problem(side, claim_piece, rank=Rank.FLAG)
-            )
-            game.pop()
-            if problem:
-                raise fail("false-flag-claim", problem)
-        # all checks passed: apply
-        events = self.offer_or_decline(role, body)
-        if challenge:
-            target = game.piece_at(move.to_square)
-            assert target is not None
-            if blind:
-                self.used_points.add(point)
-                self.pending = _Pending(role, move, game.ply, None, len(self.blind_log), point,
-                                        move_index=len(self.transcript),
-                                        attacker_pid=piece.pid, defender_pid=target.pid)
-            else:
-                assert rank is not None
-                game.reveal(piece, rank)
-                self.pending = _Pending(role, move, game.ply, rank,
-                                        move_index=len(self.transcript),
-                                        attacker_pid=piece.pid, defender_pid=target.pid)
-            events.append(ChallengeStarted(role, move, rank))
-            return events
-        record = game.push(move)
-        events.append(MovePlayed(role, record))
-        if claim_piece is not None:
-            game.reveal(claim_piece, Rank.FLAG)
-        if claim_piece is not None and not game.is_over:
-            events += self._end(role, game.claim_flag_run(side, claim_piece))
-        elif game.outcome is not None:
-            events += self._end(role, game.outcome)
-        return events
+        return None
+
+    def _move_claim(self, role: str, game: Game, move: Move, claim: Any,
+                    fail: Fail) -> Piece | None:
+        """The flag a plain move claims the win with, when it carries a claim: its opening
+        must show the flag, and the flag must stand safely on the back row once the move is
+        played (`false-flag-claim`)."""
+        if claim is None:
+            return None
+        side = self.side_of(role)
+        pid, crank, csalt = claim
+        claim_piece = Piece(side, pid)
+        self._check_opening(role, pid, crank, csalt, fail, "flag claim")
+        if crank != Rank.FLAG:
+            raise fail("false-flag-claim", f"piece {pid} is not the flag")
+        # check the claim on the position after the move, then take the move back
+        game.push(move)
+        problem = (
+            None if game.is_over
+            else game.flag_claim_problem(side, claim_piece, rank=Rank.FLAG)
+        )
+        game.pop()
+        if problem:
+            raise fail("false-flag-claim", problem)
+        return claim_piece
+
+    def _start_challenge(self, role: str, game: Game, move: Move, piece: Piece,
+                         rank: Rank | None, body: Body) -> list[Event]:
+        """A challenge waits for the defender: the open attacker's rank is shown, a blind
+        attacker's R is spent."""
+        target = game.piece_at(move.to_square)
+        assert target is not None
+        assert self.options is not None
+        if self.options.challenge_mode is ChallengeMode.BLIND:
+            point = body["ot_r"]
+            self.used_points.add(point)
+            self.pending = _Pending(role, move, game.ply, None, len(self.blind_log), point,
+                                    move_index=len(self.transcript),
+                                    attacker_pid=piece.pid, defender_pid=target.pid)
+        else:
+            assert rank is not None
+            game.reveal(piece, rank)
+            self.pending = _Pending(role, move, game.ply, rank,
+                                    move_index=len(self.transcript),
+                                    attacker_pid=piece.pid, defender_pid=target.pid)
+        return [ChallengeStarted(role, move, rank)]
 
     def _check_point(self, defender: str, point: bytes, fail: Fail) -> None:
         """A blind challenge's R: a proper group element, never seen before in this game,
@@ -467,7 +500,7 @@ class GotgFlow(Flow):
     def _blind_pending(self, role: str, body: Body, fail: Fail, *, attacker: bool,
                        replied: bool) -> _Pending:
         pending = self.pending
-        if pending is None or pending.n < 0:
+        if pending is None or not pending.blind:
             raise fail("out-of-turn", f"{body.type} without a blind challenge waiting")
         if (pending.attacker == role) != attacker or bool(pending.cts) != replied:
             raise fail("out-of-turn", f"{body.type} from the wrong side or at the wrong step")
@@ -547,7 +580,7 @@ class GotgFlow(Flow):
 
     def _on_reply(self, role: str, body: Body, ack: int, fail: Fail) -> list[Event]:
         pending = self.pending
-        if pending is None or pending.attacker == role or pending.n >= 0:
+        if pending is None or pending.attacker == role or pending.blind:
             raise fail("out-of-turn", "a reply comes only from the defender of a challenge")
         if body["ply"] != pending.ply:
             raise fail("out-of-turn", f"a reply for ply {body['ply']}, the challenge is at "
@@ -643,7 +676,7 @@ class GotgFlow(Flow):
             (rec.n, rec.attacker, rec.attacker_pid, rec.defender_pid, rec.point, rec.commits,
              rec.cts, rec.move_index, rec.reply_index) for rec in self.blind_log]
         left = self.pending
-        if left is not None and left.n >= 0:
+        if left is not None and left.blind:
             checks.append((left.n, left.attacker, left.attacker_pid, left.defender_pid,
                            left.point, left.commits, left.cts, left.move_index,
                            left.reply_index))

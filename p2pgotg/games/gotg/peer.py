@@ -61,7 +61,7 @@ class GotgPeer(Peer):
 
     @property
     def draw_offered_to_me(self) -> bool:
-        return self.flow.draw_offer == self.peer_role and not self.flow.is_over
+        return self.flow.draw_offer == self.other_role and not self.flow.is_over
 
     @property
     def own_setup(self) -> Setup | None:
@@ -156,7 +156,7 @@ class GotgPeer(Peer):
     def _attacker_point(self, pid: int) -> bytes:
         """R for the next blind challenge, from our seed and our piece's rank."""
         assert self._own is not None
-        S = self.flow.reveals[self.peer_role].ot
+        S = self.flow.reveals[self.other_role].ot
         assert S is not None
         choice = int(self._own.setup.ranks[pid]) + 1
         return ot.receiver_choose(self._own.seed, len(self.flow.blind_log), S, choice)[1]
@@ -166,10 +166,10 @@ class GotgPeer(Peer):
         or a proof of a bad table (as attacker). Computed once: the message is stored."""
         flow, own = self.flow, self._own
         pending, game = flow.pending, flow.game
-        if pending is None or pending.n < 0 or own is None or game is None:
+        if pending is None or not pending.blind or own is None or game is None:
             return []
         gid = self._gid
-        if pending.attacker == self.peer_role and not pending.cts:
+        if pending.attacker == self.other_role and not pending.cts:
             defender = game.piece_at(pending.move.to_square)
             assert defender is not None
             y, S = self._sender_keypair()
@@ -184,7 +184,7 @@ class GotgPeer(Peer):
             attacker = game.piece_at(pending.move.from_square)
             assert attacker is not None
             rank = own.setup.ranks[attacker.pid]
-            S_peer = flow.reveals[self.peer_role].ot
+            S_peer = flow.reveals[self.other_role].ot
             assert S_peer is not None
             x = ot.receiver_scalar(own.seed, pending.n)
             token = ot.receiver_decrypt(x, S_peer, pending.point, gid, pending.n, int(rank) + 1,
@@ -228,10 +228,10 @@ class GotgPeer(Peer):
             if self._blind:
                 fields["ot"] = self._sender_keypair()[1]
             events += self._send("setup_reveal", fields)
-        elif flow.phase is Phase.PLAY and flow.pending is not None and flow.pending.n >= 0:
+        elif flow.phase is Phase.PLAY and flow.pending is not None and flow.pending.blind:
             events += self._blind_duty()
         elif flow.phase is Phase.PLAY and flow.pending is not None \
-                and flow.pending.attacker == self.peer_role and flow.game is not None:
+                and flow.pending.attacker == self.other_role and flow.game is not None:
             defender = flow.game.piece_at(flow.pending.move.to_square)
             assert defender is not None
             events += self._send("reply", {"ply": flow.pending.ply,

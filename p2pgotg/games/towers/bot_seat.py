@@ -5,11 +5,10 @@ something changed and performs what it returns."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
 
 from p2pgotg.games.towers.peer import TowersPeer
 from p2pgotg.games.towers.players.bot import TowersBot
-from p2pgotg.protocol.events import Event
+from p2pgotg.protocol.peer import Action
 
 
 class TowersBotSeat:
@@ -20,7 +19,7 @@ class TowersBotSeat:
         self.level = level
         self.bots: dict[int, TowersBot] = {}
 
-    def step(self, peer: TowersPeer) -> Callable[[TowersPeer], list[Event]] | None:
+    def step(self, peer: TowersPeer) -> Action[TowersPeer] | None:
         """The next thing to do, or None while it is the other player's turn."""
         if peer.rules_to_accept:
             return lambda p: p.accept()

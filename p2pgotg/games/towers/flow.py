@@ -22,7 +22,7 @@ from p2pgotg.games.towers.rules.game import Game
 from p2pgotg.games.towers.rules.game import Phase as RulesPhase
 from p2pgotg.games.towers.rules.options import RuleOptions
 from p2pgotg.games.towers.rules.outcome import Outcome, Termination
-from p2pgotg.games.towers.rules.seats import Colour
+from p2pgotg.games.towers.rules.seats import Colour, team_of
 from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.flow import KERNEL_OWED_WORDS, EndKind, Fail, Flow, Phase, other
 from p2pgotg.protocol.messages import Body
@@ -62,7 +62,8 @@ class TowersFlow(Flow):
 
     def begin(self) -> list[Event]:
         self.game = Game(self.options)
-        self.phase = Phase.PLAY
+        if not self.is_over:
+            self.phase = Phase.PLAY
         return []
 
     def termination(self, value: str) -> enum.Enum:
@@ -104,7 +105,9 @@ class TowersFlow(Flow):
         return lines
 
     def colours(self) -> tuple[str, str]:
-        if self.game is None:
+        """The two players' colours, from the options alone: the same in every file of the
+        game, whether or not the game began in its view (an end may cross the coin)."""
+        if self.options is None:
             return self.COLOURS
         return self.team_name(0), self.team_name(1)
 
@@ -132,11 +135,11 @@ class TowersFlow(Flow):
         return tuple(s for s in range(self.game.seats) if self.role_of(s) == role)
 
     def team_name(self, team: int) -> str:
-        """A team for people: its colours ("Red", or "Red and Green")."""
-        game = self.game
-        assert game is not None
-        return "+".join(Colour(s).display_name for s in range(game.seats)
-                            if game.team(s) == team)
+        """A team for people: its colours ("Red", or "Red+Green")."""
+        options = self.options
+        assert options is not None
+        return "+".join(Colour(s).display_name for s in range(options.seats)
+                        if team_of(s, options.teams) == team)
 
     # -- play -----------------------------------------------------------------------------
 

@@ -52,7 +52,7 @@ class TowersPeer(Peer):
 
     @property
     def draw_offered_to_me(self) -> bool:
-        return self.flow.draw_offer == self.peer_role and not self.flow.is_over
+        return self.flow.draw_offer == self.other_role and not self.flow.is_over
 
     def act(self, action: Action, offer_draw: bool = False) -> list[Event]:
         """Make one action (a setup choice, or one of the turn's two): refused with the

@@ -28,6 +28,7 @@ from p2pgotg.games.towers.rules.errors import (
 from p2pgotg.games.towers.rules.game import Game, Phase
 from p2pgotg.games.towers.rules.options import OPTIONS_BYTES, CaptureRule, RuleOptions
 from p2pgotg.games.towers.rules.outcome import Outcome, Termination
+from p2pgotg.games.towers.rules.scoring import NOBODY
 from p2pgotg.games.towers.rules.seats import (
     LAYERS,
     PAWNS,
@@ -39,7 +40,8 @@ from p2pgotg.games.towers.rules.seats import (
 )
 
 __all__ = [
-    "ALL_ACTIONS", "BORDER", "CODES", "LAYERS", "OPTIONS_BYTES", "PAWNS", "SIZE", "SQUARES",
+    "ALL_ACTIONS", "BORDER", "CODES", "LAYERS", "NOBODY", "OPTIONS_BYTES", "PAWNS", "SIZE",
+    "SQUARES",
     "Action", "CaptureRule", "Colour", "Game", "IllegalActionError", "InvalidNotationError",
     "Kind", "Outcome", "Phase", "RuleOptions", "Termination", "TowersError",
     "border_distance", "flags_per_seat", "neighbours", "on_border", "parse_square", "square",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from p2pgotg.games.towers.rules.board import (
     NEIGHBOURS,
@@ -63,6 +63,7 @@ class Action:
     kind: Kind
     square: int
     to: int | None = None
+    _code: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         square_name(self.square)  # (raises for a square off the board)
@@ -71,8 +72,18 @@ class Action:
                 raise InvalidNotationError(
                     "a move goes one step up, down, left or right (never diagonal): "
                     f"{square_name(self.square)} to {self.to!r} is not one")
+            code = _BASE[Kind.MOVE] + 4 * self.square + _direction(self.square, self.to)
         elif self.to is not None:
             raise InvalidNotationError(f"only a move has a destination, not a {self.kind.value}")
+        else:
+            code = _BASE[self.kind] + self.square
+        object.__setattr__(self, "_code", code)  # (kept: the search hashes actions often)
+
+    def __hash__(self) -> int:
+        return self._code
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Action) and self._code == other._code
 
     def __deepcopy__(self, memo: dict[int, object]) -> Action:
         return self  # (immutable)
@@ -125,9 +136,7 @@ class Action:
 
     def code(self) -> int:
         """The action as one byte 0..174 (SPEC 4.9)."""
-        if self.kind is Kind.MOVE:
-            return _BASE[Kind.MOVE] + 4 * self.square + _direction(self.square, self.to)
-        return _BASE[self.kind] + self.square
+        return self._code
 
     @classmethod
     def from_code(cls, code: int) -> Action:

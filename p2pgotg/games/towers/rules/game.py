@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
-from dataclasses import replace as _replace
+from typing import NamedTuple
 
 from p2pgotg.games.towers.rules.actions import ALL_ACTIONS, Action, Kind
 from p2pgotg.games.towers.rules.board import (
@@ -49,13 +48,16 @@ class Phase(enum.Enum):
     OVER = "over"
 
 
-_LAYER = {sq: a for a in ALL_ACTIONS if a.kind is Kind.LAYER for sq in (a.square,)}
-_SPAWN = {sq: a for a in ALL_ACTIONS if a.kind is Kind.SPAWN for sq in (a.square,)}
-_CLAIM = {sq: a for a in ALL_ACTIONS if a.kind is Kind.CLAIM for sq in (a.square,)}
+_LAYER = {a.square: a for a in ALL_ACTIONS if a.kind is Kind.LAYER}
+_SPAWN = {a.square: a for a in ALL_ACTIONS if a.kind is Kind.SPAWN}
+_CLAIM = {a.square: a for a in ALL_ACTIONS if a.kind is Kind.CLAIM}
 _MOVES: tuple[tuple[tuple[int, Action], ...], ...] = tuple(
     tuple((a.to, a) for a in ALL_ACTIONS if a.kind is Kind.MOVE and a.square == sq
           if a.to is not None)
     for sq in range(SQUARES))
+
+
+_BORDER_SORTED = tuple(sorted(BORDER))  # (claims listed in code order)
 
 
 def _pawn_after(action: Action) -> int:
@@ -63,9 +65,9 @@ def _pawn_after(action: Action) -> int:
     return action.to if action.to is not None else action.square
 
 
-@dataclass(frozen=True, slots=True)
-class _Scalars:
-    """What `pop` restores besides the squares and counts a push changed."""
+class _Scalars(NamedTuple):
+    """What `pop` restores besides the squares and counts a push changed (a named tuple:
+    one is made at every push, so it must be cheap)."""
 
     pool: int
     phase: Phase
@@ -77,9 +79,9 @@ class _Scalars:
     outcome: Outcome | None
 
 
-#: One push's undo record: the scalars before it, and (list, index, old value) for each
-#: element it changed.
-_Undo = tuple[_Scalars, list[tuple[list[int], int, int]]]
+#: One push's undo record: the scalars before it, (list, index, old value) for each
+#: element it changed, and the legal actions before it (when they had been listed).
+_Undo = tuple[_Scalars, list[tuple[list[int], int, int]], "tuple[Action, ...] | None"]
 
 
 class Game:
@@ -192,7 +194,7 @@ class Game:
         g._s = _Scalars(pool=pool, phase=Phase.PLAY, turn=turn, left=2, first=None,
                         first_claimer=turn, extra_used=False, outcome=None)
         if first is not None:
-            g._s = _replace(g._s, left=1, first=first)
+            g._s = g._s._replace(left=1, first=first)
         g._check_end(turn)
         return g
 
@@ -230,6 +232,22 @@ class Game:
     def heights(self) -> Sequence[int]:
         """Layers on each square, by index (read only)."""
         return self._heights
+
+    @property
+    def pawn_owners(self) -> Sequence[int]:
+        """The seat whose pawn stands on each square, or `NOBODY` (-1), by index (read
+        only: for code that scans the whole board, such as the bot's evaluation)."""
+        return self._pawn
+
+    @property
+    def flag_owners(self) -> Sequence[int]:
+        """The seat whose flag stands on each square, or `NOBODY` (-1) (read only)."""
+        return self._flag
+
+    @property
+    def capture_table(self) -> Sequence[int]:
+        """`captured(by, of)` for every pair, flat: index `by * seats + of` (read only)."""
+        return self._captures
 
     def height(self, sq: int) -> int:
         return self._heights[sq]
@@ -308,7 +326,7 @@ class Game:
     def legal_actions(self) -> tuple[Action, ...]:
         """Every action the seat to act may make now, in code order (empty after the end)."""
         if self._legal is None:
-            self._legal = tuple(sorted(self._generate(), key=Action.code))
+            self._legal = tuple(self._generate())
         return self._legal
 
     def is_legal(self, action: Action) -> bool:
@@ -383,7 +401,8 @@ class Game:
         for other in self._starts:
             if other != NOBODY and border_distance(sq, other) <= gap:
                 return (f"{square_name(sq)} is too near the start on {square_name(other)}: "
-                        f"at least {gap} border squares must lie between")
+                        f"at least {gap} border square{'s' if gap > 1 else ''} must lie "
+                        "between")
         return None
 
     def _may_place_last(self) -> bool:
@@ -405,11 +424,12 @@ class Game:
             out.extend(_LAYER[sq] for sq in range(SQUARES))
         taken = [st for st in self._starts if st != NOBODY]
         gap = self.options.start_gap
-        out.extend(_CLAIM[sq] for sq in BORDER
+        out.extend(_CLAIM[sq] for sq in _BORDER_SORTED
                    if all(border_distance(sq, st) > gap for st in taken))
         return out
 
     def _generate_play(self) -> list[Action]:
+        """In code order (SPEC 4.9): layers, spawns, moves by square and direction."""
         s = self._s
         seat = s.turn
         first = s.first
@@ -420,7 +440,10 @@ class Game:
             elif first.kind is Kind.MOVE:
                 no_move = _pawn_after(first)
         pawn = self._pawn
+        mine = [sq for sq in range(SQUARES) if pawn[sq] == seat]
         out: list[Action] = []
+        if s.pool:
+            out.extend(_LAYER[sq] for sq in mine if sq != no_layer)
         if self._reserve_pawns[seat]:
             flag = self._flag
             out.extend(_SPAWN[sq] for sq in range(SQUARES)
@@ -430,11 +453,7 @@ class Game:
         climb_limit, descent_limit = options.climb_limit, options.descent_limit
         partners = options.partners_block
         team = self._team
-        for sq in range(SQUARES):
-            if pawn[sq] != seat:
-                continue
-            if s.pool and sq != no_layer:
-                out.append(_LAYER[sq])
+        for sq in mine:
             if sq == no_move:
                 continue
             h = heights[sq]
@@ -471,7 +490,7 @@ class Game:
             problem = self.problem(action)
             if problem is not None:
                 raise IllegalActionError(f"{action.text()}: {problem}")
-        self._undo.append((self._s, self._changes))
+        self._undo.append((self._s, self._changes, self._legal))
         self._changes = []
         self._history.append(action)
         self._legal = None
@@ -500,8 +519,7 @@ class Game:
             raise TowersError("no action to take back")
         for target, index, old in reversed(self._changes):
             target[index] = old
-        self._s, self._changes = self._undo.pop()
-        self._legal = None
+        self._s, self._changes, self._legal = self._undo.pop()
         return self._history.pop()
 
     def _set(self, target: list[int], index: int, value: int) -> None:
@@ -513,7 +531,7 @@ class Game:
         if action.kind is Kind.LAYER:
             self._set(self._heights, sq, self._heights[sq] + 1)
             extra = s.extra_used or self._starts.count(NOBODY) == 1
-            self._s = _replace(s, pool=s.pool - 1, extra_used=extra,
+            self._s = s._replace(pool=s.pool - 1, extra_used=extra,
                                turn=self._next_unclaimed(seat))
             return
         self._set(self._starts, seat, sq)
@@ -523,9 +541,9 @@ class Game:
         self._set(self._reserve_flags, seat, self._reserve_flags[seat] - 1)
         first_claimer = seat if s.first_claimer == NOBODY else s.first_claimer
         if NOBODY in self._starts:
-            self._s = _replace(s, first_claimer=first_claimer, turn=self._next_unclaimed(seat))
+            self._s = s._replace(first_claimer=first_claimer, turn=self._next_unclaimed(seat))
             return
-        self._s = _replace(s, first_claimer=first_claimer, phase=Phase.PLAY,
+        self._s = s._replace(first_claimer=first_claimer, phase=Phase.PLAY,
                            turn=first_claimer, left=2, first=None)
         self._check_end(seat)
 
@@ -538,7 +556,7 @@ class Game:
         s, seat, sq = self._s, self._s.turn, action.square
         if action.kind is Kind.LAYER:
             self._set(self._heights, sq, self._heights[sq] + 1)
-            s = _replace(s, pool=s.pool - 1)
+            s = s._replace(pool=s.pool - 1)
         elif action.kind is Kind.SPAWN:
             self._set(self._pawn, sq, seat)
             self._set(self._reserve_pawns, seat, self._reserve_pawns[seat] - 1)
@@ -556,9 +574,9 @@ class Game:
             self._set(self._flag, dst, seat)
             self._set(self._reserve_flags, seat, self._reserve_flags[seat] - 1)
         if s.left == 2:
-            self._s = _replace(s, left=1, first=action)
+            self._s = s._replace(left=1, first=action)
         else:
-            self._s = _replace(s, turn=(seat + 1) % self._n, left=2, first=None)
+            self._s = s._replace(turn=(seat + 1) % self._n, left=2, first=None)
         self._check_end(seat)
 
     def _check_end(self, actor: int) -> None:
@@ -576,7 +594,7 @@ class Game:
         if self._can_act():
             return
         if s.left == 1 and s.first is not None and self.options.short_turn:
-            self._s = _replace(s, turn=(s.turn + 1) % self._n, left=2, first=None)
+            self._s = s._replace(turn=(s.turn + 1) % self._n, left=2, first=None)
             self._legal = None
             if self._can_act():
                 return
@@ -596,7 +614,7 @@ class Game:
             raise TowersError(f"no team {teams} to win")
         outcome = Outcome(termination, self.team_points(), teams, seat, self._n,
                           self.options.teams)
-        self._s = _replace(self._s, phase=Phase.OVER, outcome=outcome)
+        self._s = self._s._replace(phase=Phase.OVER, outcome=outcome)
         self._legal = ()
         return outcome
 
@@ -613,7 +631,7 @@ class Game:
         if termination is Termination.NO_ACTION and self.options.stuck_loses:
             assert seat is not None
             excluded = self._team[seat]
-        self._s = _replace(self._s, phase=Phase.OVER, outcome=Outcome(
+        self._s = self._s._replace(phase=Phase.OVER, outcome=Outcome(
             termination, scores, winners(scores, excluded), seat, self._n, self.options.teams))
         self._legal = ()
 

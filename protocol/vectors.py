@@ -1,6 +1,6 @@
 """Test vectors for other implementations: fixed inputs, the hex bytes they must produce.
 
-    python -m p2pgotg.protocol.vectors > protocol/vectors.json
+    python -m protocol.vectors > protocol/vectors.json
 """
 
 from __future__ import annotations

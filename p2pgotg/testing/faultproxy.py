@@ -132,7 +132,8 @@ class _Connection:
                     nursery.start_soon(self._half_close)
         await self._close(abort=self.log.faulted in (CUT, STALL))
 
-    async def _read(self, direction: str, out: trio.MemorySendChannel) -> None:
+    async def _read(self, direction: str,
+                    out: trio.MemorySendChannel[tuple[float, bytes]]) -> None:
         """Read chunks as they come and queue each with the time it may go on."""
         due = 0.0
         async with out:
@@ -153,7 +154,8 @@ class _Connection:
                 due = max(due, now + hold)
                 await out.send((due, data))
 
-    async def _write(self, direction: str, queue: trio.MemoryReceiveChannel) -> None:
+    async def _write(self, direction: str,
+                     queue: trio.MemoryReceiveChannel[tuple[float, bytes]]) -> None:
         async with queue:
             async for due, data in queue:
                 await trio.sleep_until(due)

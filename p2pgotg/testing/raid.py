@@ -23,7 +23,7 @@ from __future__ import annotations
 import random
 from collections import deque
 
-from p2pgotg.players.actions import Action, ClaimFlag, PlayMove, Resign
+from p2pgotg.players.choices import Choice, ClaimFlag, PlayMove, Resign
 from p2pgotg.players.match import MatchResult
 from p2pgotg.players.setups import sensible_setup
 from p2pgotg.rules import Game, Move, Piece, Rank, Setup, Side, Termination, back_row, neighbours
@@ -48,7 +48,7 @@ class RaidPlayer:
                         if rank in _RAIDERS}
         return setup
 
-    def choose_action(self, view: Game) -> Action:
+    def choose(self, view: Game) -> Choice:
         moves = view.legal_moves
         alive = sorted(p for p in self.raiders if view.square_of(p) is not None)
         if not alive or not moves:

@@ -16,8 +16,8 @@ message nor its own honest action, both sides' verdicts are the same, and `verif
 host's file and of the joiner's file both give that same verdict with no rule broken
 (exit 0, or exit 4 when the result rests on a claim).
 
-    python -m p2pgotg.protocol.walks --walks 2000          # open and blind, seeds 0..1999
-    python -m p2pgotg.protocol.walks --walks 500 --start 7000 --mode blind
+    python -m protocol.walks --walks 2000          # open and blind, seeds 0..1999
+    python -m protocol.walks --walks 500 --start 7000 --mode blind
 """
 
 from __future__ import annotations
@@ -32,34 +32,35 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from p2pgotg.crypto import key_from_seed
 from p2pgotg.games import replay
 from p2pgotg.games.gotg.peer import GotgPeer
+from p2pgotg.games.towers.peer import TowersPeer
+from p2pgotg.games.towers.rules.options import CaptureRule
+from p2pgotg.games.towers.rules.options import RuleOptions as TowersOptions
 from p2pgotg.protocol.errors import LocalProtocolError, RemoteProtocolError
 from p2pgotg.protocol.flow import HOST, JOINER, Phase, other
 from p2pgotg.protocol.limits import CHATS_IN_A_ROW
-from p2pgotg.protocol.pair import TLS_FP
-from p2pgotg.protocol.peer import Record
+from p2pgotg.protocol.peer import Action, Peer, Record
 from p2pgotg.protocol.referee import Finding
-from p2pgotg.protocol.schedules import DetRand, claim_allowed
 from p2pgotg.protocol.transcript import Transcript
 from p2pgotg.protocol.verdict import Verdict
 from p2pgotg.rules import ChallengeMode, FlagRule, Rank, RuleOptions, Setup, Side
-
-Action = Callable[[GotgPeer], Any]
+from p2pgotg.testing.pair import TLS_FP, DetRand, det_key
+from protocol.schedules import claim_allowed
 
 
 @dataclass
 class WalkFailure:
     seed: int
-    options: RuleOptions
+    options: Any
     problem: str
     steps: list[str]
+    label: str = ""  # the options in words
 
     def describe(self, last: int = 40) -> str:
         shown = self.steps[-last:]
         cut = "... " if len(self.steps) > last else ""
-        return (f"walk {self.seed} ({_options_label(self.options)}): {self.problem}\n"
+        return (f"walk {self.seed} ({self.label}): {self.problem}\n"
                 f"  steps: {cut}{' | '.join(shown)}")
 
 
@@ -90,31 +91,6 @@ class _Broken(Exception):
     """An honest side was refused a message, or could not do its honest action."""
 
 
-def _options_label(options: RuleOptions) -> str:
-    parts = [options.challenge_mode.value, options.flag_rule.value]
-    if options.move_seconds or options.clock_seconds:
-        parts.append("timed")
-    if options.two_squares:
-        parts.append("two-squares")
-    if options.chasing:
-        parts.append("chasing")
-    return ", ".join(parts)
-
-
-def walk_options(seed: int, mode: str | None = None) -> RuleOptions:
-    """The rule options of walk `seed`: both modes, every flag rule, with and without a
-    clock (a clock makes time claims against a side to move possible)."""
-    rng = random.Random(f"options/{seed}")
-    blind = rng.random() < 0.5 if mode is None else mode == "blind"
-    return RuleOptions(
-        flag_rule=rng.choice(list(FlagRule)),
-        challenge_mode=ChallengeMode.BLIND if blind else ChallengeMode.OPEN,
-        move_seconds=rng.choice((0, 60)),
-        two_squares=rng.random() < 0.3,
-        chasing=rng.random() < 0.2,
-    )
-
-
 def _swarm(rng: random.Random) -> dict[str, float]:
     """How willing each kind of step is in one walk. Every walk draws its own mix (swarm
     testing: Groce et al., 2012), some with a kind switched off, so that some walks are
@@ -131,18 +107,176 @@ def _swarm(rng: random.Random) -> dict[str, float]:
     return weights
 
 
+Choices = list[tuple[str, str, Action[Any]]]
+
+
+class Plan:
+    """A game's part of a walk: its peers and options, and what its player decides (its
+    setup and its turns); everything else a walk does is the kernel's, the same for every
+    game."""
+
+    peer: type[Peer]
+    plies = 40  # the side to move resigns once the game is this long
+
+    def options(self, seed: int, mode: str | None) -> Any:
+        raise NotImplementedError
+
+    def label(self, options: Any) -> str:
+        raise NotImplementedError
+
+    def decisions(self, walk: Walk, peer: Any) -> Choices:
+        """What `peer`'s player may decide now (its setup, its turn's actions, an answer
+        to a draw offer), each a random honest choice."""
+        raise NotImplementedError
+
+    def answer_waits(self, peer: Any) -> bool:
+        """Whether an answer is owed inside a turn (a challenge): endings are likelier then,
+        where they cross the most."""
+        return False
+
+
+class GotgPlan(Plan):
+    peer = GotgPeer
+
+    def label(self, options: RuleOptions) -> str:
+        parts = [options.challenge_mode.value, options.flag_rule.value]
+        if options.move_seconds or options.clock_seconds:
+            parts.append("timed")
+        if options.two_squares:
+            parts.append("two-squares")
+        if options.chasing:
+            parts.append("chasing")
+        return ", ".join(parts)
+
+    def options(self, seed: int, mode: str | None = None) -> RuleOptions:
+        """Both modes, every flag rule, with and without a clock (a clock makes time claims
+        against a side to move possible)."""
+        rng = random.Random(f"options/{seed}")
+        blind = rng.random() < 0.5 if mode is None else mode == "blind"
+        return RuleOptions(
+            flag_rule=rng.choice(list(FlagRule)),
+            challenge_mode=ChallengeMode.BLIND if blind else ChallengeMode.OPEN,
+            move_seconds=rng.choice((0, 60)),
+            two_squares=rng.random() < 0.3,
+            chasing=rng.random() < 0.2,
+        )
+
+    def answer_waits(self, peer: GotgPeer) -> bool:
+        return peer.flow.pending is not None
+
+    def decisions(self, walk: Walk, peer: GotgPeer) -> Choices:
+        found: Choices = []
+        if peer.flow.phase is Phase.SETUP and peer.own_setup is None and peer.side is not None:
+            setup = Setup.random(peer.side, random.Random(walk.rng.random()))
+            found.append(("decide", "commit", lambda p: p.commit_setup(setup)))
+        view = peer.view
+        if view is not None and peer.my_turn:
+            found += self._turn(walk, peer, view)
+        return found
+
+    def _turn(self, walk: Walk, peer: GotgPeer, view: Any) -> Choices:
+        """The side to move: past the ply limit it resigns; otherwise a random legal move
+        (challenges preferred a little, a draw offer now and then, a flag claim riding on
+        the flag's arrival when the rules allow it), an answer to a draw offer, or a claim
+        of its flag's run."""
+        rng, side = walk.rng, view.turn
+        if view.ply >= walk.plies:
+            return [("decide", "resign-at-limit", lambda p: p.resign())]
+        found: Choices = []
+        if peer.draw_offered_to_me:
+            found.append(("decide", "accept-draw", lambda p: p.accept_draw()))
+            found.append(("decide", "decline-draw", lambda p: p.decline_draw()))
+        flag = next((q for q in view.pieces(side) if view.rank_of(q) is Rank.FLAG), None)
+        if flag is not None and view.flag_claim_problem(side, flag) is None:
+            found.append(("decide", "claim-flag", lambda p: p.claim_flag(flag)))
+        moves = view.legal_moves
+        if moves:
+            challenges = [m for m in moves if view.is_challenge(m)]
+            pool = challenges if challenges and rng.random() < 0.5 else moves
+            forward = 1 if side is Side.WHITE else -1
+            runs = [m for m in moves if view.piece_at(m.from_square) == flag
+                    and not view.is_challenge(m) and (m.to_square - m.from_square) * forward > 0]
+            if runs and rng.random() < walk.weights["flag_run"]:
+                pool = runs
+            move = rng.choice(pool)
+            offer = rng.random() < walk.weights["draw"]
+            claim = None
+            piece = view.piece_at(move.from_square)
+            if piece == flag and not view.is_challenge(move):
+                view.push(move)
+                if not view.is_over and view.flag_claim_problem(side, flag) is None:
+                    claim = flag
+                view.pop()
+            found.append(("decide", f"move {move.text()}{' =?' if offer else ''}"
+                          f"{' +flag' if claim else ''}",
+                          partial(GotgPeer.move, move=move, offer_draw=offer, claim=claim)))
+        return found
+
+
+
+class TowersPlan(Plan):
+    """Towers for two: both variants, the rule options that change what is legal, with and
+    without a clock. Its games are longer in messages (an action each): the side to act
+    resigns later."""
+
+    peer = TowersPeer
+    plies = 120
+
+    def label(self, options: TowersOptions) -> str:
+        return options.describe() + (", timed" if options.clock_seconds or
+                                     options.turn_seconds else "")
+
+    def options(self, seed: int, mode: str | None = None) -> TowersOptions:
+        rng = random.Random(f"towers-options/{seed}")
+        teams = rng.random() < 0.4 if mode is None else mode == "teams"
+        return TowersOptions(
+            seats=4 if teams else 2, teams=teams,
+            capture=rng.choice(list(CaptureRule)),
+            climb_limit=rng.choice((0, 0, 1, 2)), start_gap=rng.choice((1, 2, 2)),
+            short_turn=rng.random() < 0.3, stuck_loses=rng.random() < 0.3,
+            turn_seconds=rng.choice((0, 60)))
+
+    def decisions(self, walk: Walk, peer: TowersPeer) -> Choices:
+        view, rng = peer.view, walk.rng
+        if view is None or not peer.my_turn:
+            return []
+        if view.ply >= walk.plies:
+            return [("decide", "resign-at-limit", lambda p: p.resign())]
+        found: Choices = []
+        if peer.draw_offered_to_me:
+            found.append(("decide", "accept-draw", lambda p: p.accept_draw()))
+            found.append(("decide", "decline-draw", lambda p: p.decline_draw()))
+        action = rng.choice(view.legal_actions)
+        offer = not peer.in_setup and rng.random() < walk.weights["draw"]
+        found.append(("decide", f"{action.text()}{' =?' if offer else ''}",
+                      partial(TowersPeer.act, action=action, offer_draw=offer)))
+        return found
+
+
+PLANS: dict[str, Plan] = {"generals": GotgPlan(), "towers": TowersPlan()}
+
+
+def walk_options(seed: int, mode: str | None = None) -> RuleOptions:
+    """The rule options of Game of the Generals walk `seed` (see `GotgPlan.options`)."""
+    options: RuleOptions = PLANS["generals"].options(seed, mode)
+    return options
+
+
 class Walk:
     """One random walk: two honest peers, the wire between them, and a random scheduler."""
 
-    def __init__(self, seed: int, options: RuleOptions, plies: int = 40) -> None:
-        self.seed, self.options, self.plies = seed, options, plies
+    def __init__(self, seed: int, options: Any, plies: int | None = None,
+                 plan: Plan | None = None) -> None:
+        self.plan = plan or PLANS["generals"]
+        self.seed, self.options = seed, options
+        self.plies = self.plan.plies if plies is None else plies
         self.rng = random.Random(seed)
         label = f"walk/{seed}"
-        self.keys = {role: key_from_seed(hashlib.sha256(f"{label}/{role}-key".encode())
-                                         .digest()) for role in (HOST, JOINER)}
+        self.keys = {role: det_key(f"{label}/{role}-key") for role in (HOST, JOINER)}
         self.peers = {
-            HOST: GotgPeer(HOST, self.keys[HOST], TLS_FP, options, DetRand(f"{label}/host")),
-            JOINER: GotgPeer(JOINER, self.keys[JOINER], TLS_FP, None, DetRand(f"{label}/joiner")),
+            HOST: self.plan.peer(HOST, self.keys[HOST], TLS_FP, options, DetRand(f"{label}/host")),
+            JOINER: self.plan.peer(JOINER, self.keys[JOINER], TLS_FP, None,
+                                   DetRand(f"{label}/joiner")),
         }
         self.records: dict[str, list[Record]] = {HOST: [], JOINER: []}
         self.next_to: dict[str, int] = {HOST: 0, JOINER: 0}  # sender's seq next on the wire
@@ -178,71 +312,28 @@ class Walk:
                 found.append(("crash", f"{role[0]}:crash", partial(self._crash, role)))
         return found
 
-    def _honest(self, peer: GotgPeer) -> list[tuple[str, str, Action]]:
+    def _honest(self, peer: Peer) -> Choices:
         """What an honest player (or its driver's timers) may do in its own view."""
-        flow, rng, role = peer.flow, self.rng, peer.role
-        found: list[tuple[str, str, Action]] = []
+        flow, role = peer.flow, peer.role
+        found: Choices = []
         if peer.failed is not None:
             return found
         if role == HOST and not flow.hellos:
             return [("decide", "start", lambda p: p.start())]
         if role == JOINER and HOST in flow.hellos and JOINER not in flow.hellos:
             return [("decide", "accept", lambda p: p.accept())]
-        if flow.phase is Phase.SETUP and peer.own_setup is None and peer.side is not None:
-            setup = Setup.random(peer.side, random.Random(rng.random()))
-            found.append(("decide", "commit", lambda p: p.commit_setup(setup)))
-        view = peer.view
-        if view is not None and peer.my_turn:
-            found += self._turn(peer, view)
+        found += self.plan.decisions(self, peer)
         if flow.game_id is not None and flow.senders[role].chats_in_a_row < CHATS_IN_A_ROW:
             found.append(("chat", "chat", lambda p: p.chat("gg")))
         if flow.phase is Phase.PLAY and not flow.is_over:
             found.append(("resign", "resign", lambda p: p.resign()))
         for reason in ("time", "abandoned", "audit"):
             if claim_allowed(peer, reason):
-                found.append(("claim", f"claim-{reason}", partial(GotgPeer.claim_forfeit,
+                found.append(("claim", f"claim-{reason}", partial(Peer.claim_forfeit,
                                                                   reason=reason)))
-        for claim in sorted(flow.claims[peer.peer_role]):
+        for claim in sorted(flow.claims[peer.other_role]):
             if role not in flow.disputes:
-                found.append(("dispute", f"dispute{claim}", partial(GotgPeer.dispute, claim=claim)))
-        return found
-
-    def _turn(self, peer: GotgPeer, view: Any) -> list[tuple[str, str, Action]]:
-        """The side to move: past the ply limit it resigns; otherwise a random legal move
-        (challenges preferred a little, a draw offer now and then, a flag claim riding on
-        the flag's arrival when the rules allow it), an answer to a draw offer, or a claim
-        of its flag's run."""
-        rng, side = self.rng, view.turn
-        if view.ply >= self.plies:
-            return [("decide", "resign-at-limit", lambda p: p.resign())]
-        found: list[tuple[str, str, Action]] = []
-        if peer.draw_offered_to_me:
-            found.append(("decide", "accept-draw", lambda p: p.accept_draw()))
-            found.append(("decide", "decline-draw", lambda p: p.decline_draw()))
-        flag = next((q for q in view.pieces(side) if view.rank_of(q) is Rank.FLAG), None)
-        if flag is not None and view.flag_claim_problem(side, flag) is None:
-            found.append(("decide", "claim-flag", lambda p: p.claim_flag(flag)))
-        moves = view.legal_moves
-        if moves:
-            challenges = [m for m in moves if view.is_challenge(m)]
-            pool = challenges if challenges and rng.random() < 0.5 else moves
-            forward = 1 if side is Side.WHITE else -1
-            runs = [m for m in moves if view.piece_at(m.from_square) == flag
-                    and not view.is_challenge(m) and (m.to_square - m.from_square) * forward > 0]
-            if runs and rng.random() < self.weights["flag_run"]:
-                pool = runs
-            move = rng.choice(pool)
-            offer = rng.random() < self.weights["draw"]
-            claim = None
-            piece = view.piece_at(move.from_square)
-            if piece == flag and not view.is_challenge(move):
-                view.push(move)
-                if not view.is_over and view.flag_claim_problem(side, flag) is None:
-                    claim = flag
-                view.pop()
-            found.append(("decide", f"move {move.text()}{' =?' if offer else ''}"
-                          f"{' +flag' if claim else ''}",
-                          partial(GotgPeer.move, move=move, offer_draw=offer, claim=claim)))
+                found.append(("dispute", f"dispute{claim}", partial(Peer.dispute, claim=claim)))
         return found
 
     # -- doing it -------------------------------------------------------------------------
@@ -266,7 +357,7 @@ class Walk:
                           f"{exc}") from None
         self._save(to)
 
-    def _act(self, role: str, name: str, action: Action) -> None:
+    def _act(self, role: str, name: str, action: Action[Any]) -> None:
         try:
             action(self.peers[role])
         except LocalProtocolError as exc:
@@ -288,7 +379,7 @@ class Walk:
         """The process dies and comes back from its transcript; the connection drops."""
         old = self.peers[role]
         self.crashes += 1
-        peer = GotgPeer.restore(role, self.keys[role], TLS_FP, list(self.records[role]),
+        peer = self.plan.peer.restore(role, self.keys[role], TLS_FP, list(self.records[role]),
                             self.options if role == HOST else None,
                             DetRand(f"walk/{self.seed}/{role}/restored{self.crashes}"))
         assert peer.flow.transcript == old.flow.transcript
@@ -305,7 +396,7 @@ class Walk:
                 options = self._options()
                 if not options:
                     return self._check()
-                pending = any(peer.flow.pending is not None for peer in self.peers.values())
+                pending = any(self.plan.answer_waits(peer) for peer in self.peers.values())
                 boost = self.weights["at_challenge"] if pending else 1.0
                 weights = [self.weights[kind] * (boost if kind in ("resign", "claim") else 1.0)
                            for kind, _, _ in options]
@@ -324,7 +415,8 @@ class Walk:
     # -- the promise ----------------------------------------------------------------------
 
     def _failure(self, problem: str) -> WalkFailure:
-        return WalkFailure(self.seed, self.options, problem, self.steps)
+        return WalkFailure(self.seed, self.options, problem, self.steps,
+                           self.plan.label(self.options))
 
     def _check(self) -> tuple[str, bytes] | WalkFailure:
         live: dict[str, Verdict] = {}
@@ -359,12 +451,15 @@ class Walk:
         return name, digest.digest()
 
 
-def walk(seeds: range, mode: str | None = None, plies: int = 40,
-         on_failure: Callable[[WalkFailure], None] | None = None) -> WalkCounts:
-    """Run one walk per seed; the counts, with every failure found."""
+def walk(seeds: range, mode: str | None = None, plies: int | None = None,
+         on_failure: Callable[[WalkFailure], None] | None = None,
+         game: str = "generals") -> WalkCounts:
+    """Run one walk per seed of `game` ("generals" or "towers"); the counts, with every
+    failure found."""
     counts = WalkCounts()
+    plan = PLANS[game]
     for seed in seeds:
-        one = Walk(seed, walk_options(seed, mode), plies)
+        one = Walk(seed, plan.options(seed, mode), plies, plan)
         outcome = one.run()
         counts.walks += 1
         counts.steps += len(one.steps)
@@ -382,13 +477,17 @@ def walk(seeds: range, mode: str | None = None, plies: int = 40,
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m p2pgotg.protocol.walks",
+    parser = argparse.ArgumentParser(prog="python -m protocol.walks",
                                      description=__doc__.split("\n\n")[0])
     parser.add_argument("--walks", type=int, default=200, help="how many walks")
     parser.add_argument("--start", type=int, default=0, help="the first walk's seed")
-    parser.add_argument("--mode", choices=("open", "blind"), help="only this mode")
-    parser.add_argument("--plies", type=int, default=40,
-                        help="the side to move resigns at this ply")
+    parser.add_argument("--game", choices=sorted(PLANS), default="generals",
+                        help="the game the walks play (default: generals)")
+    parser.add_argument("--mode", choices=("open", "blind", "teams", "two"),
+                        help="only this mode (generals: open or blind; towers: teams or two)")
+    parser.add_argument("--plies", type=int, default=None,
+                        help="the side to move resigns at this ply (default: 40 for "
+                        "generals, 120 actions for towers)")
     args = parser.parse_args(argv)
     began = time.perf_counter()
     shown = [0]
@@ -398,7 +497,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"FAIL {failure.describe()}", flush=True)
         shown[0] += 1
 
-    counts = walk(range(args.start, args.start + args.walks), args.mode, args.plies, show)
+    counts = walk(range(args.start, args.start + args.walks), args.mode, args.plies, show,
+                  args.game)
     took = time.perf_counter() - began
     print(f"{counts.walks} walks ({counts.steps} steps, {took:.0f} s), "
           f"{len(counts.end_states)} distinct end states, {len(counts.failures)} failures")

@@ -17,7 +17,7 @@ interleavings that differ only in the order of independent steps at different pe
 same schedule to both peers); the explorer visits each once and also counts the
 interleavings they stand for.
 
-    python -m p2pgotg.protocol.schedules      # explore every plan and print the counts
+    python -m protocol.schedules      # explore every plan and print the counts
 """
 
 from __future__ import annotations
@@ -31,31 +31,15 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from p2pgotg.crypto import key_from_seed
 from p2pgotg.games import replay
-from p2pgotg.games.gotg.flow import DUTIES
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.protocol.errors import LocalProtocolError, RemoteProtocolError
 from p2pgotg.protocol.flow import HOST, JOINER, Phase, other
-from p2pgotg.protocol.pair import TLS_FP
-from p2pgotg.protocol.peer import Record
+from p2pgotg.protocol.peer import Peer, Record
 from p2pgotg.protocol.referee import Finding
 from p2pgotg.protocol.transcript import Transcript
 from p2pgotg.rules import ChallengeMode, FlagRule, Move, Rank, RuleOptions, Setup, Side
-
-
-class DetRand:
-    """Deterministic 'randomness' that a deep copy continues independently."""
-
-    def __init__(self, label: str) -> None:
-        self.label, self.counter = label, 0
-
-    def __call__(self, n: int) -> bytes:
-        self.counter += 1
-        return hashlib.sha256(f"{self.label}/{self.counter}".encode()).digest()[:n]
-
-
-EXTRAS = frozenset({"resign", "time", "abandoned", "audit", "dispute", "drop", "restore"})
+from p2pgotg.testing.pair import TLS_FP, DetRand, Pair
 
 
 @dataclass(frozen=True)
@@ -125,7 +109,7 @@ def _apply(local: _Local, event: str, data: bytes | None, plan: Plan,
         elif action is not None:
             action(peer)
     except RemoteProtocolError as exc:
-        raise _Broken(f"the {peer.role} refused a message of the honest {peer.peer_role}: "
+        raise _Broken(f"the {peer.role} refused a message of the honest {peer.other_role}: "
                       f"{exc}") from None
     except LocalProtocolError as exc:
         raise _Broken(f"the {peer.role} could not do its honest action {event}: {exc}") \
@@ -176,23 +160,21 @@ def _scripted(peer: GotgPeer, plan: Plan) -> tuple[str, Callable[[GotgPeer], Any
     return None
 
 
-def claim_allowed(peer: GotgPeer, reason: str) -> bool:
-    """Whether an honest driver's timer could fire a claim of `reason` in this view."""
-    flow, me, them = peer.flow, peer.role, peer.peer_role
+def claim_allowed(peer: Peer, reason: str) -> bool:
+    """Whether an honest driver's timer could fire a claim of `reason` in this view: the
+    other side owes something and this one nothing, and, for a time claim, what is owed has
+    a limit (an automatic answer or a setup does; a move or a Towers action only when a
+    clock is set); an audit claim once this side's audit is in and the other's is not."""
+    flow, me, them = peer.flow, peer.role, peer.other_role
     if reason == "audit":
-        return (flow.is_over and len(flow.reveals) == 2 and me in flow.audits
-                and them not in flow.audits and flow.audit_claim is None)
+        return (flow.is_over and flow.audit_follows() and me in flow.audit_seq
+                and them not in flow.audit_seq and flow.audit_claim is None)
     if flow.is_over or flow.game_id is None or flow.owes(me) is not None:
         return False
     owed = flow.owes(them)
     if owed is None:
         return False
-    if reason == "abandoned":
-        return True
-    options = flow.options
-    assert options is not None
-    return owed in DUTIES or owed == "setup" or (
-        owed == "move" and bool(options.clock_seconds or options.move_seconds))
+    return reason == "abandoned" or not flow.timed_by_clock(owed) or flow.clocked()
 
 
 def _claiming(reason: str) -> Callable[[GotgPeer], Any]:
@@ -214,7 +196,7 @@ def _choices(local: _Local, plan: Plan, used: frozenset[str]
                 and claim_allowed(peer, reason):
             yield f"claim-{reason}-{role}", _claiming(reason)
     if "dispute" in plan.extras and role not in flow.disputes:
-        theirs = flow.claims[peer.peer_role]
+        theirs = flow.claims[peer.other_role]
         if theirs:
             claim = min(theirs)
             yield f"dispute-{role}", lambda p: p.dispute(claim)
@@ -279,12 +261,8 @@ class Explorer:
 
     def run(self) -> Counts:
         plan = self.plan
-        seed = plan.seed
-        host = GotgPeer(HOST, key_from_seed(hashlib.sha256(f"{seed}/host-key".encode()).digest()),
-                    TLS_FP, plan.options, DetRand(f"{seed}/host"))
-        joiner = GotgPeer(JOINER,
-                      key_from_seed(hashlib.sha256(f"{seed}/joiner-key".encode()).digest()),
-                      TLS_FP, None, DetRand(f"{seed}/joiner"))
+        pair = Pair.new(plan.options, seed=plan.seed)
+        host, joiner = pair.host, pair.joiner
         root = _Global(_Local(host, (), ()), _Local(joiner, (), ()), 0, 0, frozenset())
         self.counts.interleavings = self._visit(root)
         return self.counts
@@ -482,13 +460,6 @@ def plans(full: bool = False) -> list[Plan]:
         plan("coin and setup: a dropped connection", open_, {"abandoned", "drop"}, set(), ()),
     ] + ([plan("flag run (safe_or_survive)", open_, {"resign"}, set(), flag_line,
                setups=flag_setups, finish="flag")] if full else [])
-
-
-def explore(selected: list[Plan] | None = None, limit: int = 200_000) -> Counts:
-    total = Counts()
-    for plan in selected if selected is not None else plans():
-        total.add(Explorer(plan, limit).run())
-    return total
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import hashlib
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -20,15 +19,22 @@ from p2pgotg.rules import Rank, RuleOptions, Setup
 TLS_FP = hashlib.sha256(b"test certificate").digest()
 
 
-def det_rand(label: str) -> Callable[[int], bytes]:
-    """Deterministic 'randomness' for reproducible tests and vectors."""
-    counter = [0]
+class DetRand:
+    """Deterministic 'randomness' for reproducible tests, transcripts and vectors: call `n`
+    is SHA-256(f"{label}/{n}"), cut to the size asked. A deep copy (an explorer's branch of
+    a game) continues independently of the original."""
 
-    def randbytes(n: int) -> bytes:
-        counter[0] += 1
-        return hashlib.sha256(f"{label}/{counter[0]}".encode()).digest()[:n]
+    def __init__(self, label: str) -> None:
+        self.label, self.counter = label, 0
 
-    return randbytes
+    def __call__(self, n: int) -> bytes:
+        self.counter += 1
+        return hashlib.sha256(f"{self.label}/{self.counter}".encode()).digest()[:n]
+
+
+def det_key(label: str) -> Ed25519PrivateKey:
+    """A deterministic identity key: its seed is SHA-256 of `label`."""
+    return key_from_seed(hashlib.sha256(label.encode()).digest())
 
 
 @dataclass
@@ -39,12 +45,15 @@ class Pair:
     log: list[tuple[str, bytes]] = field(default_factory=list)  # (sender, bytes) in order
 
     @classmethod
-    def new(cls, options: RuleOptions | None = None, seed: str = "pair") -> Pair:
-        host = GotgPeer(HOST, key_from_seed(hashlib.sha256(f"{seed}/host-key".encode()).digest()),
-                    TLS_FP, options or RuleOptions(), det_rand(f"{seed}/host"))
-        joiner = GotgPeer(JOINER,
-                      key_from_seed(hashlib.sha256(f"{seed}/joiner-key".encode()).digest()),
-                      TLS_FP, None, det_rand(f"{seed}/joiner"))
+    def new(cls, options: RuleOptions | None = None, seed: str = "pair",
+            classes: Mapping[str, type[GotgPeer]] | None = None) -> Pair:
+        """Two fresh peers whose keys and randomness follow from `seed`; `classes` names a
+        role's peer class when it is not `GotgPeer` (a cheater's, say)."""
+        classes = classes or {}
+        host = classes.get(HOST, GotgPeer)(HOST, det_key(f"{seed}/host-key"), TLS_FP,
+                                           options or RuleOptions(), DetRand(f"{seed}/host"))
+        joiner = classes.get(JOINER, GotgPeer)(JOINER, det_key(f"{seed}/joiner-key"), TLS_FP,
+                                               None, DetRand(f"{seed}/joiner"))
         return cls(host, joiner)
 
     def peer(self, role: str) -> GotgPeer:
@@ -93,54 +102,3 @@ class Pair:
             else:
                 mover.move(rng.choice(view.legal_moves))
             self.deliver()
-
-
-def forge(peer: GotgPeer, type_: str, fields: dict[str, Any], *, seq: int | None = None,
-          prev: bytes | None = None, ack: bytes | None = None, game: bytes | None = None,
-          key: Ed25519PrivateKey | None = None, record: bool = False) -> bytes:
-    """A message signed by `peer`'s key (or `key`) saying whatever a cheater wants,
-    with correct chain fields unless told otherwise. With `record`, the cheater's own chain
-    state counts the message as sent (without checking it), so later messages follow it."""
-    from p2pgotg.protocol.envelope import ZERO_HASH, seal
-    from p2pgotg.protocol.messages import Body
-
-    flow = peer.flow
-    peer_hashes = flow.senders[peer.peer_role].hashes
-    body = Body(
-        type_,
-        flow.next_seq(peer.role) if seq is None else seq,
-        flow.last_hash(peer.role) if prev is None else prev,
-        (peer_hashes[-1] if peer_hashes else ZERO_HASH) if ack is None else ack,
-        (None if type_ == "hello" else flow.game_id) if game is None else game,
-        fields,
-    )
-    data = seal(key or peer._key, body).encode()
-    if record:
-        push_unchecked(peer, data)
-    return data
-
-
-def push_unchecked(peer: GotgPeer, data: bytes) -> None:
-    """Count `data` as sent by `peer` in its own chain state, skipping every check."""
-    from p2pgotg.protocol.envelope import Envelope
-
-    env = Envelope.decode(data)
-    sender = peer.flow.senders[peer.role]
-    sender.key = peer.public_key
-    sender.index_of[env.hash] = len(sender.hashes)
-    sender.hashes.append(env.hash)
-    sender.envelopes.append(data)
-    peer.flow.transcript.append((peer.role, data))
-
-
-def tamper(peer: GotgPeer, data: bytes, **changes: Any) -> bytes:
-    """Re-sign one of `peer`'s messages with some fields changed (what a cheater would
-    send instead of what its honest code produced)."""
-    from p2pgotg.protocol.envelope import Envelope, seal
-    from p2pgotg.protocol.messages import Body
-
-    body = Envelope.decode(data).body()
-    fields = dict(body.fields)
-    fields.update({k: v for k, v in changes.items() if k in fields or v is not None})
-    new = Body(body.type, body.seq, body.prev, body.ack, body.game, fields)
-    return seal(peer._key, new).encode()

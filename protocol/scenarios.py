@@ -4,7 +4,7 @@ Each scenario plays two in-memory peers (`Pair`) to the point where one side che
 returns the honest side, which must have caught it. The same scenarios produce the
 recorded transcripts in `protocol/transcripts/` and drive the tests.
 
-    python -m p2pgotg.protocol.scenarios OUTDIR   # (re)write the recorded transcripts
+    python -m protocol.scenarios OUTDIR   # (re)write the recorded transcripts
 """
 
 from __future__ import annotations
@@ -20,12 +20,11 @@ from typing import Any, TypeVar
 from p2pgotg.crypto import ot, piece_commitment, seed_commitment, setup_hash
 from p2pgotg.games.gotg.flow import outcome_index
 from p2pgotg.games.gotg.peer import GotgPeer
-from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.protocol.envelope import Envelope, seal
 from p2pgotg.protocol.errors import RemoteProtocolError
 from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.flow import HOST, JOINER, other
 from p2pgotg.protocol.limits import CHATS_IN_A_ROW, MAX_PLAY_MESSAGES
-from p2pgotg.protocol.pair import Pair, forge, tamper
 from p2pgotg.protocol.peer import Record
 from p2pgotg.protocol.transcript import encode_header, encode_record
 from p2pgotg.rules import (
@@ -39,6 +38,8 @@ from p2pgotg.rules import (
     Side,
     home_squares,
 )
+from p2pgotg.testing.forging import forge, next_body, tamper
+from p2pgotg.testing.pair import Pair
 
 
 @dataclass
@@ -67,7 +68,7 @@ class Scenario:
 
 
 def _deliver_one(pair: Pair, sender: GotgPeer, data: bytes) -> Result:
-    receiver = pair.peer(sender.peer_role)
+    receiver = pair.peer(sender.other_role)
     try:
         receiver.receive(data)
     except RemoteProtocolError as exc:
@@ -75,8 +76,9 @@ def _deliver_one(pair: Pair, sender: GotgPeer, data: bytes) -> Result:
     return Result(receiver, None)
 
 
-def _to_play(seed: int, options: RuleOptions | None = None) -> Pair:
-    pair = Pair.new(options, seed=f"scenario-{seed}")
+def _to_play(seed: int, options: RuleOptions | None = None,
+             classes: dict[str, type[GotgPeer]] | None = None) -> Pair:
+    pair = Pair.new(options, seed=f"scenario-{seed}", classes=classes)
     pair.handshake(rng=random.Random(seed))
     return pair
 
@@ -275,7 +277,7 @@ def defender_lies(seed: int) -> Result:
     rng = random.Random(seed)
     move = _play_until(pair, rng, _a_challenge)
     attacker = pair.host if pair.host.my_turn else pair.joiner
-    cheater = pair.peer(attacker.peer_role)
+    cheater = pair.peer(attacker.other_role)
     attacker.move(move)
     for data in attacker.data_to_send():
         cheater.receive(data)
@@ -459,8 +461,8 @@ def move_after_resigning(seed: int) -> Result:
     ply = view.ply
     cheater.resign()
     for data in cheater.data_to_send():
-        pair.peer(cheater.peer_role).receive(data)
-    pair.peer(cheater.peer_role).data_to_send()  # the honest side's audit: never delivered
+        pair.peer(cheater.other_role).receive(data)
+    pair.peer(cheater.other_role).data_to_send()  # the honest side's audit: never delivered
     data = forge(cheater, "move", {"ply": ply, "from": move.from_square, "to": move.to_square})
     return _deliver_one(pair, cheater, data)
 
@@ -525,7 +527,7 @@ def limit_filling_game(seed: int = 1, over: bool = False) -> Result:
 def _finish_with_resignation(pair: Pair, resigner: GotgPeer) -> None:
     resigner.resign()
     for data in resigner.data_to_send():  # the resignation and the resigner's audit
-        pair.peer(resigner.peer_role).receive(data)
+        pair.peer(resigner.other_role).receive(data)
 
 
 def audit_false_opening(seed: int) -> Result:
@@ -583,10 +585,9 @@ def resigner_disputes_the_audit_claim(seed: int) -> Result:
     """The loser resigns, never opens its commitments, and disputes the winner's audit
     claim. Its signed resignation and the winner's audit prove the result: the dispute of
     the claim changes nothing (SPEC 2.6)."""
-    pair = _to_play(seed)
-    winner, loser = pair.host, pair.joiner
-    loser.__class__ = CheatingPeer
-    _cheater(loser).refuse_audit = True
+    pair = _to_play(seed, classes={JOINER: CheatingPeer})
+    winner, loser = pair.host, _cheater(pair.joiner)
+    loser.refuse_audit = True
     loser.resign()
     pair.deliver()  # the resignation; the winner's audit
     winner.claim_forfeit("audit")  # the driver's audit timeout expired
@@ -602,7 +603,7 @@ def stall_on_challenge(seed: int) -> Result:
     rng = random.Random(seed)
     move = _play_until(pair, rng, _a_challenge)
     attacker = pair.host if pair.host.my_turn else pair.joiner
-    cheater = pair.peer(attacker.peer_role)
+    cheater = pair.peer(attacker.other_role)
     attacker.move(move)
     for data in attacker.data_to_send():
         cheater.receive(data)
@@ -613,6 +614,7 @@ def stall_on_challenge(seed: int) -> Result:
 
 
 def bad_signature(seed: int) -> Result:
+    """A move with the mover's chain fields, signed with a key not the mover's."""
     from p2pgotg.crypto import key_from_seed
 
     pair = _to_play(seed)
@@ -620,9 +622,9 @@ def bad_signature(seed: int) -> Result:
     view = cheater.view
     assert view is not None
     move = view.legal_moves[0]
-    data = forge(cheater, "move", {"ply": view.ply, "from": move.from_square,
-                                   "to": move.to_square}, key=key_from_seed(bytes(32)))
-    return _deliver_one(pair, cheater, data)
+    body = next_body(cheater, "move", {"ply": view.ply, "from": move.from_square,
+                                       "to": move.to_square})
+    return _deliver_one(pair, cheater, seal(key_from_seed(bytes(32)), body).encode())
 
 
 # -- cheats in the blind mode ---------------------------------------------------------------
@@ -655,7 +657,7 @@ class CheatingPeer(GotgPeer):
     def _attacker_point(self, pid: int) -> bytes:
         if self.fake_rank is None:
             return super()._attacker_point(pid)
-        S = self.flow.reveals[self.peer_role].ot
+        S = self.flow.reveals[self.other_role].ot
         assert S is not None and self._own is not None
         return ot.receiver_choose(self._own.seed, len(self.flow.blind_log), S,
                                   int(self.fake_rank) + 1)[1]
@@ -667,13 +669,13 @@ class CheatingPeer(GotgPeer):
             if self.withhold_outcome:
                 return []
             if self.fake_rank is not None:  # decrypt the slot it really chose
-                S = self.flow.reveals[self.peer_role].ot
+                S = self.flow.reveals[self.other_role].ot
                 assert S is not None
                 x = ot.receiver_scalar(own.seed, pending.n)
                 token = ot.receiver_decrypt(x, S, pending.point, self._gid, pending.n,
                                             int(self.fake_rank) + 1, pending.cts)
                 return self._send("blind_outcome", {"ply": pending.ply, "token": token})
-        if pending is not None and pending.attacker == self.peer_role and not pending.cts and (
+        if pending is not None and pending.attacker == self.other_role and not pending.cts and (
                 self.garble_slot is not None or self.rotate_outcomes):
             gid, game = self._gid, self.flow.game
             assert game is not None
@@ -696,9 +698,8 @@ class CheatingPeer(GotgPeer):
 
 
 def _blind_pair(seed: int, cheater_role: str, **bends: object) -> Pair:
-    pair = Pair.new(BLIND, seed=f"blind-scenario-{seed}")
+    pair = Pair.new(BLIND, seed=f"blind-scenario-{seed}", classes={cheater_role: CheatingPeer})
     cheater = pair.peer(cheater_role)
-    cheater.__class__ = CheatingPeer
     for name, value in bends.items():
         setattr(cheater, name, value)
     pair.handshake(rng=random.Random(seed))
@@ -919,7 +920,7 @@ def claim_instead_of_reply(seed: int) -> Result:
     pair = _to_play_with(seed, TIMED)
     move = _play_until(pair, random.Random(seed), _a_challenge)
     attacker = pair.host if pair.host.my_turn else pair.joiner
-    cheater = pair.peer(attacker.peer_role)
+    cheater = pair.peer(attacker.other_role)
     attacker.move(move)
     for data in attacker.data_to_send():
         cheater.receive(data)
@@ -990,7 +991,7 @@ def blind_table_crossing_resignation(seed: int) -> Result:
     pair.handshake(rng=random.Random(seed))
     move = _play_until(pair, random.Random(seed), _a_challenge)
     attacker = pair.host if pair.host.my_turn else pair.joiner
-    defender = pair.peer(attacker.peer_role)
+    defender = pair.peer(attacker.other_role)
     attacker.move(move)
     for data in attacker.data_to_send():
         defender.receive(data)
@@ -1007,7 +1008,7 @@ def time_claim_crossing_resignation(seed: int) -> Result:
     (a fact) decides, on both sides, and nobody is convicted."""
     pair = _to_play_with(seed, TIMED)
     mover = pair.host if pair.host.my_turn else pair.joiner
-    claimant = pair.peer(mover.peer_role)
+    claimant = pair.peer(mover.other_role)
     claimant.claim_forfeit("time")
     mover.resign()
     pair.deliver()
@@ -1022,7 +1023,7 @@ def crossing_abandonment_claims(seed: int) -> Result:
     view = _view(mover)
     mover.move(next(m for m in view.legal_moves if not view.is_challenge(m)))
     lost = mover.data_to_send()
-    waiting = pair.peer(mover.peer_role)
+    waiting = pair.peer(mover.other_role)
     mover.claim_forfeit("abandoned")
     waiting.claim_forfeit("abandoned")
     for data in lost:
@@ -1045,15 +1046,15 @@ def _crossing_end_at_a_challenge(seed: int, options: RuleOptions, ending: str) -
             target = view.piece_at(move.to_square)
             if view.is_challenge(move) and target is not None \
                     and _own_rank_on(peer, move.from_square) is not Rank.FLAG \
-                    and pair.peer(peer.peer_role).own_setup is not None \
-                    and _own_rank_on(pair.peer(peer.peer_role), move.to_square) \
+                    and pair.peer(peer.other_role).own_setup is not None \
+                    and _own_rank_on(pair.peer(peer.other_role), move.to_square) \
                     is not Rank.FLAG:
                 return move
         return None
 
     move = _play_until(pair, rng, safe_challenge)
     attacker = pair.host if pair.host.my_turn else pair.joiner
-    defender = pair.peer(attacker.peer_role)
+    defender = pair.peer(attacker.other_role)
     attacker.move(move)
     for data in attacker.data_to_send():
         defender.receive(data)
@@ -1111,7 +1112,7 @@ def turn_action_crossing_a_turn(seed: int) -> Result:
     both files."""
     pair = _to_play(seed)
     mover = pair.host if pair.host.my_turn else pair.joiner
-    cheater = pair.peer(mover.peer_role)
+    cheater = pair.peer(mover.other_role)
     view = _view(mover)
     before = mover.flow.senders[mover.role].hashes[-1]
     mover.move(next(m for m in view.legal_moves if not view.is_challenge(m)), offer_draw=True)
@@ -1126,7 +1127,7 @@ def disputed_time_claim(seed: int) -> Result:
     """A move-time claim that the claimed side, present and disagreeing, disputes."""
     pair = _to_play_with(seed, TIMED)
     mover = pair.host if pair.host.my_turn else pair.joiner
-    claimant = pair.peer(mover.peer_role)
+    claimant = pair.peer(mover.other_role)
     claimant.claim_forfeit("time")
     pair.deliver()
     claim = max(mover.flow.claims[claimant.role])
@@ -1169,7 +1170,7 @@ def claim_after_the_end(seed: int) -> Result:
     """A time claim from a side that had already seen the game end."""
     pair = _to_play_with(seed, TIMED)
     cheater = pair.host if pair.host.my_turn else pair.joiner
-    honest = pair.peer(cheater.peer_role)
+    honest = pair.peer(cheater.other_role)
     honest.resign()
     pair.deliver()
     return _deliver_one(pair, cheater, forge(cheater, "forfeit_claim", {"reason": "time"}))
@@ -1208,7 +1209,7 @@ def repeated_map_key(seed: int) -> Result:
     first = moves[0]
     second = next(m for m in moves if m.to_square != first.to_square)
     flow = cheater.flow
-    peer_hashes = flow.senders[cheater.peer_role].hashes
+    peer_hashes = flow.senders[cheater.other_role].hashes
     fields: list[tuple[str, Any]] = [
         ("t", "move"), ("seq", flow.next_seq(cheater.role)),
         ("prev", flow.last_hash(cheater.role)), ("ack", peer_hashes[-1]),

@@ -1,13 +1,14 @@
-"""What a player can do on its turn: small frozen values, one per kind of action.
+"""What a player can choose on its turn: small frozen values, one per kind of choice.
 
-A player (bot or human adapter) hands one of these to whoever drives the game (the local
-referee in `p2pgotg.players.match`, or the network driver). The driver checks it against
-its own view of the game before acting on it; the action itself carries no hidden ranks.
+A player (bot or human adapter) hands one of these to whoever runs the game: the local
+arbiter of `p2pgotg.players.match`, or the bot's seat at a networked game (`bot_seat`),
+which makes it an action on its peer. Either checks it against its own view of the game
+before acting on it; the choice itself carries no hidden ranks.
 
 >>> from p2pgotg.rules import Move
 >>> PlayMove(Move.parse("e3-e4"))
 PlayMove(move=Move(from_square=22, to_square=31))
->>> isinstance(Resign(), Action)
+>>> isinstance(Resign(), Choice)
 True
 """
 
@@ -47,7 +48,7 @@ class OfferDraw:
     move: Move
 
 
-#: Any one of the four actions.
-Action = PlayMove | ClaimFlag | Resign | OfferDraw
+#: Any one of the four choices.
+Choice = PlayMove | ClaimFlag | Resign | OfferDraw
 
-__all__ = ["Action", "ClaimFlag", "OfferDraw", "PlayMove", "Resign"]
+__all__ = ["Choice", "ClaimFlag", "OfferDraw", "PlayMove", "Resign"]
