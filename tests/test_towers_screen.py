@@ -5,19 +5,17 @@ chapter 4 (worked by hand below), not from the code under test."""
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, field
 
 import pytest
 
-from p2pgotg.crypto import key_from_seed
 from p2pgotg.games.towers.peer import TowersPeer
 from p2pgotg.games.towers.rules import Game, RuleOptions
 from p2pgotg.net.clock import Clocks
 from p2pgotg.net.session import Link
 from p2pgotg.protocol import HOST, JOINER, LocalProtocolError
 from p2pgotg.protocol.events import Event
-from p2pgotg.protocol.pair import TLS_FP, det_rand
+from p2pgotg.testing.pair import TLS_FP, DetRand, det_key
 from p2pgotg.ui.board import fragments_text
 from p2pgotg.ui.state import AppState, Confirm, Mode, Screen
 from p2pgotg.ui.towers import board, end, owns, play
@@ -162,10 +160,6 @@ def test_typed_lines_that_are_not_actions_say_why(line: str, words: str) -> None
 
 # -- the play screen against two peers in memory ----------------------------------------------
 
-def _key(label: str) -> bytes:
-    return hashlib.sha256(label.encode()).digest()
-
-
 @dataclass
 class TableSession:
     """What the screens read of a `GameSession`: one side of two Towers peers delivering
@@ -204,10 +198,10 @@ class TableSession:
 class Table:
     def __init__(self, options: RuleOptions | None = None, seed: str = "screen") -> None:
         self.peers = {
-            HOST: TowersPeer(HOST, key_from_seed(_key(f"{seed}/host")), TLS_FP,
-                             options or RuleOptions(), det_rand(f"{seed}/host")),
-            JOINER: TowersPeer(JOINER, key_from_seed(_key(f"{seed}/joiner")), TLS_FP, None,
-                               det_rand(f"{seed}/joiner"))}
+            HOST: TowersPeer(HOST, det_key(f"{seed}/host"), TLS_FP,
+                             options or RuleOptions(), DetRand(f"{seed}/host")),
+            JOINER: TowersPeer(JOINER, det_key(f"{seed}/joiner"), TLS_FP, None,
+                               DetRand(f"{seed}/joiner"))}
         self.events: dict[str, list[Event]] = {HOST: [], JOINER: []}
         self.sent = 0  # messages delivered, both ways
 
