@@ -43,6 +43,13 @@ def _cmd_rules(args: argparse.Namespace) -> int:
     """How to play, in a screenful: the same text as `?` in the game and the README."""
     from p2pgotg.rules.primer import TITLE, primer
 
+    if args.which == "towers":
+        from p2pgotg.ui.towers.primer import PRIMER
+        from p2pgotg.ui.towers.primer import TITLE as TOWERS
+
+        print(f"{TOWERS}\n\n{PRIMER}\nEvery rule, and how the seed's text was read where it "
+              "leaves a choice:\nchapter 4 of SPEC.md.")
+        return 0
     print(f"{TITLE}\n\n{primer()}\nEvery rule, and what was decided where the rule texts "
           "disagree:\nchapter 1 of SPEC.md.")
     return 0
@@ -160,11 +167,11 @@ _FINDINGS = {
 
 def _cmd_show(args: argparse.Namespace) -> int:
     """Step through a finished game (in a terminal), or print it move by move."""
-    from p2pgotg.ui.review import Review, ReviewError
+    from p2pgotg.ui.review import ReviewError, load_review
 
     path = Path(args.file)
     try:
-        review = Review.from_file(path)
+        review = load_review(path)
     except ReviewError as exc:
         print(f"cannot show it: {exc}", file=sys.stderr)
         return 2
@@ -172,11 +179,8 @@ def _cmd_show(args: argparse.Namespace) -> int:
         from p2pgotg.ui.runner import Launch, run_terminal
 
         return run_terminal(None, Launch(review=path), ascii=args.ascii)
-    print(f"{path}: {review.options.describe()}")
-    print(f"players: {review.players_line}")
-    for step in review.steps:
-        print(f"{step.text:<24}{step.explained}".rstrip())
-    print(f"{review.result}; {review.audit}")
+    for line in review.text_lines():
+        print(line)
     return 0
 
 
@@ -969,6 +973,9 @@ def _add_rules_command(sub: Commands) -> None:
                            description="The rules in a screenful (the same text as ? in "
                            "the game): the ranks in order, who beats whom, the Spy and the "
                            "Private, the Flag and how to win, the keys.")
+    rules.add_argument("--game", choices=["generals", "towers"], default="generals",
+                       dest="which", help="the game: generals (Game of the Generals, the "
+                       "default) or towers (Towers)")
     rules.set_defaults(func=_cmd_rules)
 
 

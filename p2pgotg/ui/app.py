@@ -39,12 +39,14 @@ from p2pgotg.ui import (
     review_screen,
     setup_screen,
     start_screen,
+    towers,
 )
 from p2pgotg.ui.board import Fragments
 from p2pgotg.ui.help import help_text
 from p2pgotg.ui.keys import create_key_bindings
 from p2pgotg.ui.state import AppState, Screen
 from p2pgotg.ui.style import COLOUR, MONO
+from p2pgotg.ui.towers import layout as towers_layout
 from p2pgotg.ui.window_size import CHROME_ROWS, MIN_COLUMNS, needed_rows, too_small
 
 TITLES = {
@@ -154,6 +156,8 @@ def _bodies(view: _View) -> list[ConditionalContainer]:
             ], height=end_screen.PANEL_ROWS),
             text(end_screen.audit_text, wrap_lines=True),
         ]), show(Screen.END)),
+        ConditionalContainer(towers_layout.body(view.state),  # (Towers' play, end, review)
+                             Condition(lambda: towers.owns(view.state))),
     ]
 
 
@@ -164,7 +168,7 @@ class _View:
         self.state = state
 
     def show(self, *screens: Screen) -> Condition:
-        return Condition(lambda: self.state.screen in screens)
+        return Condition(lambda: self.state.screen in screens and not towers.owns(self.state))
 
     def text(self, fn: Callable[[AppState], Fragments], **window: Any) -> Window:
         return Window(FormattedTextControl(lambda: fn(self.state)), **window)
@@ -176,7 +180,8 @@ class _View:
         return get_app().output.get_size().rows
 
     def title(self) -> Fragments:
-        words = TITLES[self.state.screen](self.state)
+        titles = towers_layout.TITLES if towers.owns(self.state) else TITLES
+        words = titles[self.state.screen](self.state)
         return [("class:title", f" {words}")]
 
     def status(self) -> Fragments:
@@ -196,7 +201,8 @@ class _View:
 
     def hint_lines(self) -> list[str]:
         """The key hints, wrapped between words (two lines at most: the rest is `?`)."""
-        hints = HINTS[self.state.screen](self.state)
+        hints = (towers_layout.HINTS if towers.owns(self.state) else HINTS)[
+            self.state.screen](self.state)
         return textwrap.wrap(hints, max(20, self.columns() - 2))[:2] or [""]
 
     def hints(self) -> Fragments:
@@ -226,6 +232,8 @@ class _View:
     def prompt(self) -> str:
         if self.state.prompt is not None:
             return f" {self.state.prompt.value}"
+        if towers.owns(self.state) and self.state.screen is Screen.PLAY:
+            return towers_layout.PROMPT
         if self.state.screen is Screen.PLAY:
             return " move> "
         return " "

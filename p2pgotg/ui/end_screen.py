@@ -7,6 +7,7 @@ from __future__ import annotations
 import textwrap
 
 from p2pgotg.games.gotg.peer import GotgPeer
+from p2pgotg.games.towers.peer import TowersPeer
 from p2pgotg.rules import Game, IllegalMoveError, Piece, Setup, Side
 from p2pgotg.ui import board
 from p2pgotg.ui.board import Fragments, Marks
@@ -63,6 +64,10 @@ def title(state: AppState) -> str:
 
 
 def headline(state: AppState) -> Fragments:
+    if isinstance(state.session and state.session.peer, TowersPeer):
+        from p2pgotg.ui.towers.end import headline as towers_headline
+
+        return towers_headline(state)
     peer = state.peer
     if peer is None:
         return []

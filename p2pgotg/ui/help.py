@@ -38,6 +38,7 @@ _REVIEW = """\
  q  Esc      back"""
 
 _START = """\
+ t           the game: Game of the Generals or Towers (to play and to host)
  1  b        play against the bot        l   the bot's level
  2  h        host a game                 3 j join a game (type its code)
  4  g        your saved games            q   quit"""
@@ -87,6 +88,12 @@ def screen_keys(state: AppState) -> str:
 
 def help_lines(state: AppState) -> list[tuple[str, str]]:
     """Every line of the overlay, as (style, text)."""
+    from p2pgotg.ui import towers
+
+    if towers.owns(state):  # (a Towers screen: its keys and how to play Towers)
+        from p2pgotg.ui.towers.help import help_lines as towers_lines
+
+        return towers_lines(state)
     out = [("class:heading", " Keys on this screen"), ("", "")]
     out += [("", line) for line in screen_keys(state).splitlines()]
     out.append(("", _ALWAYS))

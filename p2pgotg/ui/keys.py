@@ -31,6 +31,7 @@ from p2pgotg.ui import (
 from p2pgotg.ui.errors import explain
 from p2pgotg.ui.help import scroll as scroll_help
 from p2pgotg.ui.state import AppState, Confirm, Prompt, Screen
+from p2pgotg.ui.towers.keys import add_bindings as add_towers_keys
 
 Handler = Callable[[KeyPressEvent], None]
 ARROWS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
@@ -42,6 +43,7 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
                  _bind_start, _bind_saved_games, _bind_resume_offer, _bind_lobby, _bind_setup,
                  _bind_end):
         bind(keys)
+    add_towers_keys(keys.kb, state, buffer)  # (last: on Towers' screens, theirs decide)
     return keys.kb
 
 
@@ -288,6 +290,10 @@ def _bind_start(k: _Keys) -> None:
     @k.add(start_screen.LEVEL_KEY, filter=k.commands & k.on(Screen.START) & k.no_prompt)
     def _level(event: KeyPressEvent) -> None:
         start_screen.next_level(state)
+
+    @k.add(start_screen.GAME_KEY, filter=k.commands & k.on(Screen.START) & k.no_prompt)
+    def _game(event: KeyPressEvent) -> None:
+        start_screen.next_game(state)
 
 
 # -- the saved games and the review --------------------------------------------------------

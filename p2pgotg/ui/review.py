@@ -10,12 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from p2pgotg.games import replay
 from p2pgotg.games.gotg.flow import GotgFlow
 from p2pgotg.net.paths import own_public_keys
 from p2pgotg.net.player_name import player_label, saved_names
-from p2pgotg.protocol import Finding, TranscriptError, parse
+from p2pgotg.protocol import Finding, Report, Transcript, TranscriptError, parse
 from p2pgotg.protocol.flow import HOST, JOINER, other
 from p2pgotg.rules import (
     ChallengeResult,
@@ -30,6 +31,9 @@ from p2pgotg.rules import (
     Termination,
 )
 from p2pgotg.ui.words import rank_name
+
+if TYPE_CHECKING:
+    from p2pgotg.ui.towers.review import TowersReview
 
 BOT_FOLDER = "bot"  # games against the bot (SPEC 3.5): `play` resumes them
 
@@ -107,16 +111,11 @@ class Review:
 
     @classmethod
     def from_file(cls, path: Path) -> Review:
-        try:
-            data = path.read_bytes()
-        except OSError as exc:
-            raise ReviewError(f"cannot read {path}: {exc.strerror or 'unreadable'}") from None
-        try:
-            transcript = parse(data)
-        except TranscriptError:
-            raise ReviewError(f"{path} is not a saved game of p2pgotg (or it is damaged): "
-                              "check it with p2pgotg verify") from None
-        report = replay(transcript)
+        transcript, report = _judged(path)
+        return cls.from_report(path, transcript, report)
+
+    @classmethod
+    def from_report(cls, path: Path, transcript: Transcript, report: Report) -> Review:
         flow = report.flow
         if flow is not None and not isinstance(flow, GotgFlow):
             raise ReviewError(f"{path} is a game this review does not show")
@@ -176,6 +175,39 @@ class Review:
     @property
     def current(self) -> Step | None:
         return self.steps[self.ply - 1] if self.ply else None
+
+    def text_lines(self) -> list[str]:
+        """The game as `p2pgotg show --text` prints it: move by move, then the result."""
+        return [f"{self.path}: {self.options.describe()}", f"players: {self.players_line}",
+                *(f"{step.text:<24}{step.explained}".rstrip() for step in self.steps),
+                f"{self.result}; {self.audit}"]
+
+
+def _judged(path: Path) -> tuple[Transcript, Report]:
+    """A saved game read and judged, or the reason it cannot be shown (ReviewError)."""
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ReviewError(f"cannot read {path}: {exc.strerror or 'unreadable'}") from None
+    try:
+        transcript = parse(data)
+    except TranscriptError:
+        raise ReviewError(f"{path} is not a saved game of p2pgotg (or it is damaged): "
+                          "check it with p2pgotg verify") from None
+    return transcript, replay(transcript)
+
+
+def load_review(path: Path) -> Review | TowersReview:
+    """The review of a saved game of either game (Towers' by `ui.towers.review`), or the
+    reason it cannot be shown (ReviewError)."""
+    from p2pgotg.games.towers.flow import TowersFlow
+    from p2pgotg.ui.towers.review import TowersReview
+
+    transcript, report = _judged(path)
+    if isinstance(report.flow, TowersFlow):
+        return TowersReview.from_report(path, transcript, report,
+                                        _resume_words(path, transcript.role))
+    return Review.from_report(path, transcript, report)
 
 
 def _resume_words(path: Path, role: str) -> str:

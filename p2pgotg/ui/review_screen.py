@@ -8,7 +8,7 @@ from pathlib import Path
 
 from p2pgotg.ui import board
 from p2pgotg.ui.board import Fragments, Marks
-from p2pgotg.ui.review import Review, ReviewError
+from p2pgotg.ui.review import Review, ReviewError, load_review
 from p2pgotg.ui.state import AppState, Screen
 from p2pgotg.ui.words import plural
 
@@ -19,12 +19,13 @@ HISTORY_LINES = 5  # moves listed around the current one at least (more when the
 def open_review(state: AppState, path: Path, back: Screen | None) -> bool:
     """Show `path`; False (and the reason in the status line) when it cannot be shown."""
     try:
-        review = Review.from_file(path)
+        review = load_review(path)
     except ReviewError as exc:
         state.warn(str(exc))
         return False
     state.review, state.review_back = review, back
-    state.say(f"{plural(review.total, 'move')}: Right/Left step, PgDn/PgUp ten, Home/End, "
+    unit = "move" if isinstance(review, Review) else "action"
+    state.say(f"{plural(review.total, unit)}: Right/Left step, PgDn/PgUp ten, Home/End, "
               "q back")
     return True
 
@@ -51,7 +52,7 @@ def title(state: AppState) -> str:
 
 def board_text(state: AppState) -> Fragments:
     review = state.review
-    if review is None:
+    if not isinstance(review, Review):  # (Towers' review draws itself: ui/towers)
         return []
     game = review.game()
     marks = Marks()
@@ -79,7 +80,7 @@ def _rows() -> int:
 
 def panel_text(state: AppState) -> Fragments:
     review = state.review
-    if review is None:
+    if not isinstance(review, Review):  # (Towers' review draws itself: ui/towers)
         return []
     current = review.current
     if current is None:

@@ -26,6 +26,7 @@ from prompt_toolkit.input import Input
 from prompt_toolkit.output import Output
 
 from p2pgotg.crypto import equal
+from p2pgotg.games import module_for, module_of
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.games import games_dir, unfinished_games
 from p2pgotg.net.hosting import HostConfig, Hosting, host_game
@@ -58,7 +59,7 @@ BOT_SEAT = "bot-seat"  # inside it: the bot's own key and transcripts, so a game
 class Launch:
     """Everything a game needs from the command line."""
 
-    options: RuleOptions = field(default_factory=RuleOptions)
+    options: Any = field(default_factory=RuleOptions)  # either game's (its class says which)
     seed: int | None = None  # the bot's (and the random formations') seed
     think: float = 0.45  # seconds the bot waits before each move, so it can be seen
     level: str = PLAY_DEFAULT  # how well the bot plays (the start screen can change it)
@@ -115,7 +116,15 @@ class Controller:
         self._seed = launch.seed if launch.seed is not None else random.randrange(2**31)
         state.rng = random.Random(self._seed * 7919 + 1)  # not the bot's formations
         state.bot_level = launch.level
+        state.game = module_of(launch.options).name
         state.driver = self
+
+    def options(self) -> Any:
+        """The rules to play or host: the command line's, or the default rules of another
+        game chosen on the start screen."""
+        module = module_for(self.state.game)
+        options = self.launch.options
+        return options if isinstance(options, module.options) else module.options()
 
     # -- the Driver, called from asyncio -------------------------------------------------
 
@@ -344,11 +353,11 @@ class Controller:
         key = launch.identity()
         resume_from = await self._choose_hosted(key)
         cert, tls_key = launch.tls_identity()
-        config = HostConfig(key, cert, tls_key, launch.options, launch.games, port=launch.port,
-                            bind=launch.bind, limits=launch.limits, reach=launch.reach,
-                            resume=resume_from is not None, resume_from=resume_from,
-                            name=launch.name)
-        self.state.host_options = launch.options
+        config = HostConfig(key, cert, tls_key, self.options(), launch.games,
+                            port=launch.port, bind=launch.bind, limits=launch.limits,
+                            reach=launch.reach, resume=resume_from is not None,
+                            resume_from=resume_from, name=launch.name)
+        self.state.host_options = config.options
         async with trio.open_nursery() as nursery:
             hosting = await nursery.start(self._hosted, config, generation)
             self.state.invites = hosting.invites
@@ -414,10 +423,10 @@ class Controller:
         resume_from = await self._offer_resume(games, key, bot_dir, bot_key)
         resume = resume_from is not None
         cert, tls_key = make_certificate()
-        config = HostConfig(key, cert, tls_key, launch.options, games,
+        config = HostConfig(key, cert, tls_key, self.options(), games,
                             port=0, bind="127.0.0.1", limits=launch.limits, resume=resume,
                             resume_from=resume_from, name=launch.name)
-        self.state.host_options = launch.options
+        self.state.host_options = config.options
         bot_seed = self._seed + self.state.games
         async with trio.open_nursery() as nursery:
             hosting = await nursery.start(self._hosted, config, generation)
@@ -473,7 +482,7 @@ class Controller:
                    f"You have {len(saved)} unfinished games that you hosted: the other "
                    "player comes back to one with the same invite code.")
         offer = ResumeOffer(heading, lines, "Host a new game, rules: "
-                            f"{launch.options.describe()} (the unfinished games stay saved)")
+                            f"{self.options().describe()} (the unfinished games stay saved)")
         return await self._ask(offer, [game.path for game in saved])
 
     async def _ask(self, offer: ResumeOffer, paths: list[Path]) -> Path | None:

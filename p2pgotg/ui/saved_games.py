@@ -11,6 +11,7 @@ from pathlib import Path
 
 from p2pgotg.games import replay
 from p2pgotg.games.gotg.flow import GotgFlow
+from p2pgotg.games.towers.flow import TowersFlow
 from p2pgotg.net.player_name import saved_names, who
 from p2pgotg.protocol import Finding, TranscriptError, parse
 from p2pgotg.protocol.flow import HOST, other
@@ -30,6 +31,7 @@ class SavedGameInfo:
     against_bot: bool = False
     begun: bool = False  # past the setup: there are moves (or an end) to speak of
     colours: tuple[str, str] | None = None  # (ours, theirs) once the coin has decided
+    game: str | None = None  # a game other than Game of the Generals: its title (`Towers`)
 
     def lines(self) -> list[str]:
         """Two lines for a list: who played what and how it went, then the command."""
@@ -38,7 +40,8 @@ class SavedGameInfo:
             players = f"against {self.opponent}"
         else:
             players = f"you, {self.colours[0]} against {self.opponent}, {self.colours[1]}"
-        return [f"{when}  {players}: {self.result}", f"    {self.command}"]
+        game = f"{self.game}, " if self.game else ""
+        return [f"{when}  {game}{players}: {self.result}", f"    {self.command}"]
 
 
 def list_saved_games(games: Path) -> list[SavedGameInfo]:
@@ -71,6 +74,10 @@ def describe_game(path: Path, against_bot: bool) -> SavedGameInfo:
     report = replay(transcript)
     flow = report.flow
     me = transcript.role
+    if isinstance(flow, TowersFlow):
+        from p2pgotg.ui.towers.saved import describe_towers
+
+        return describe_towers(path, when, transcript, report, against_bot)
     if not isinstance(flow, GotgFlow):  # (a file with no message, or another game's)
         return SavedGameInfo(path, when, "?", "not begun" if flow is None else
                              "another game", report.unfinished,

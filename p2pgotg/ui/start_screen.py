@@ -10,6 +10,8 @@ CHOICES: dict[str, Mode | None] = {"1": Mode.BOT, "b": Mode.BOT, "2": Mode.HOST,
                                    "h": Mode.HOST, "3": Mode.JOIN, "j": Mode.JOIN,
                                    "4": None, "g": None}  # None: the saved games
 LEVEL_KEY = "l"  # the bot's next level (easy, normal, hard, then easy again)
+GAME_KEY = "t"  # the game to play or host: Game of the Generals, Towers, then again
+GAMES: tuple[str | None, ...] = (None, "towers")  # by their names in the game registry
 
 
 def title(state: AppState) -> str:
@@ -20,6 +22,8 @@ def body(state: AppState) -> Fragments:
     return [
         ("", "\n"),
         ("class:heading", "  What would you like to do?\n\n"),
+        ("class:strong", f"   {GAME_KEY}  "), ("", "The game: "),
+        ("class:strong", game_title(state)), ("class:dim", f"  ({GAME_KEY} changes it)\n"),
         ("class:strong", "   1  "), ("", "Play against the bot, level "),
         ("class:strong", state.bot_level), ("class:dim", "  (l changes it)\n"),
         ("class:strong", "   2  "), ("", "Host a game: you get a code to give a friend\n"),
@@ -35,7 +39,8 @@ def body(state: AppState) -> Fragments:
 def hints(state: AppState) -> str:
     if state.prompt is Prompt.JOIN_CODE:
         return "type the short code or paste the invite code, then Enter; Esc goes back"
-    return "1 play the bot  l level  2 host  3 join  4 saved games  ? how to play  q quit"
+    return ("t game  1 play the bot  l level  2 host  3 join  4 saved games  ? how to play  "
+            "q quit")
 
 
 def next_level(state: AppState) -> None:
@@ -44,6 +49,20 @@ def next_level(state: AppState) -> None:
     at = levels.index(state.bot_level) if state.bot_level in levels else -1
     state.bot_level = levels[(at + 1) % len(levels)]
     state.say(f"the bot will play at level {state.bot_level}")
+
+
+def game_title(state: AppState) -> str:
+    """The game the start screen plays and hosts, for people."""
+    from p2pgotg.games import module_for
+
+    return module_for(state.game).title
+
+
+def next_game(state: AppState) -> None:
+    """Step the game on: Game of the Generals, Towers, Game of the Generals..."""
+    at = GAMES.index(state.game) if state.game in GAMES else -1
+    state.game = GAMES[(at + 1) % len(GAMES)]
+    state.say(f"playing and hosting {game_title(state)} (joining plays the host's game)")
 
 
 def choose(state: AppState, key: str) -> None:

@@ -11,11 +11,12 @@ import enum
 import random
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from p2pgotg.games.gotg.events import ChallengeStarted, GameStarted, MovePlayed, SetupCommitted
 from p2pgotg.games.gotg.flow import GotgFlow
 from p2pgotg.games.gotg.peer import GotgPeer
+from p2pgotg.games.towers.peer import TowersPeer
 from p2pgotg.net.player_name import who
 from p2pgotg.players.levels import PLAY_DEFAULT
 from p2pgotg.protocol import JOINER, Phase
@@ -31,7 +32,7 @@ from p2pgotg.protocol.events import (
 )
 from p2pgotg.protocol.peer import Action
 from p2pgotg.protocol.printable import controls_escaped, printable
-from p2pgotg.rules import Game, PlyRecord, Rank, RuleOptions, Side, Termination
+from p2pgotg.rules import Game, PlyRecord, Rank, Side, Termination
 from p2pgotg.ui import board
 from p2pgotg.ui.review import Review
 from p2pgotg.ui.saved_games import SavedGameInfo
@@ -46,6 +47,8 @@ from p2pgotg.ui.words import (
 
 if TYPE_CHECKING:
     from p2pgotg.net.session import GameSession
+    from p2pgotg.ui.towers.model import TowersScreen
+    from p2pgotg.ui.towers.review import TowersReview
 
 
 class Mode(enum.Enum):
@@ -179,7 +182,7 @@ class AppState:
         self.session: GameSession | None = None
         self.invites: list[str] = []
         self.short_code: str | None = None  # the host's LAN short code, shown large
-        self.host_options: RuleOptions | None = None  # what we propose, before a joiner
+        self.host_options: Any = None  # the rules we propose, before a joiner (either game's)
         self._net_note = ""
         self._fatal: str | None = None
         self.finished = False  # the network side is done with this game
@@ -191,7 +194,7 @@ class AppState:
         self.prompt: Prompt | None = None
         self.confirm: Confirm | None = None
         self.from_start = mode is None  # quitting a game goes back to the start screen
-        self.review: Review | None = None  # the game being reviewed (Screen.REVIEW)
+        self.review: Review | TowersReview | None = None  # the game being reviewed (REVIEW)
         self.review_back: Screen | None = None  # where leaving the review goes
         self.saved_games: list[SavedGameInfo] | None = None  # Screen.GAMES, when shown
         self.games_cursor = 0
@@ -205,6 +208,8 @@ class AppState:
         self.end_view_challenges = False  # end screen: every challenge with both ranks
         self.challenge_page = 0  # end screen: which page of the challenge list
         self.games = 0
+        self.game: str | None = None  # the game to play or host: None GotG, "towers" Towers
+        self.towers: TowersScreen | None = None  # the Towers screens' own state (ui/towers)
         self.bot_level = PLAY_DEFAULT  # how well the bot plays; the start screen changes it
         self._seen = 0
         self._claimed_at: tuple[int, int] | None = None  # (ply, events) of the last claim
@@ -222,7 +227,8 @@ class AppState:
 
     @property
     def side(self) -> Side | None:
-        return self.peer.side if self.peer else None
+        peer = self.peer
+        return peer.side if isinstance(peer, GotgPeer) else None
 
     @property
     def viewer(self) -> Side:
@@ -394,6 +400,11 @@ class AppState:
         win when the rules give it."""
         session = self.session
         if session is None:
+            return
+        if isinstance(session.peer, TowersPeer):  # (Towers tells its own events)
+            from p2pgotg.ui.towers.log import absorb
+
+            absorb(self)
             return
         view = session.peer.view
         if self._seen == 0 and not self.log and view is not None and view.history:

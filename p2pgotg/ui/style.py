@@ -35,6 +35,17 @@ COLOUR = Style.from_dict({
     "log.end": "bold",
     "help": "bg:#1c1c1c #e0e0e0",
     "help.frame": "bg:#1c1c1c #8a8a8a",
+    # Towers (ui/towers): a colour's letters, and taller towers on lighter ground
+    "towers.red": "#ff5f5f",
+    "towers.blue": "#5fafff",
+    "towers.green": "#5fd75f",
+    "towers.yellow": "#ffd75f",
+    "towers.pawn": "bold",
+    "towers.none": "#585858",
+    "towers.h1": "bg:#262626",
+    "towers.h2": "bg:#3a3a3a",
+    "towers.h3": "bg:#4e4e4e",
+    "towers.h4": "bg:#626262",
 })
 
 MONO = Style.from_dict({
@@ -49,4 +60,5 @@ MONO = Style.from_dict({
     "board.cursor": "reverse",
     "board.selected": "reverse",
     "log.end": "bold",
+    "towers.pawn": "bold",
 })

@@ -112,6 +112,9 @@ def verdict_words(verdict: Verdict, my_role: str, opponent: str) -> str:
         whose = "your" if words == "you" else "their"
         claim = (f" The result rests on a claim by {words}: {whose} word, which no record can "
                  f"prove{f'; disputed by {disputed}' if disputed else ''}.")
+    if verdict.audit_complete and verdict.nothing_hidden:  # (Towers: nothing to open)
+        return ("Nothing hidden: every action was checked as it came, and none broke a rule"
+                + (", so the result stands." if not claim else "." + claim))
     if verdict.audit_complete:
         return (
             "Audit clean: both sides opened every commitment and every move and challenge "

@@ -1,0 +1,92 @@
+"""The Towers play screen's input line: an action in notation (SPEC 4.9) or a word
+command. Pure.
+
+A lone `+`, `*` or `@` is that action on the square under the cursor, so a player who
+steers with the arrows builds with `+` and Enter.
+
+>>> parse_command("c3-c4").action.text(), parse_command("+ c3").action.text()
+('c3-c4', '+c3')
+>>> parse_command("*", cursor=12).action.text()
+'*c3'
+>>> parse_command("chat good luck").text
+'good luck'
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from p2pgotg.games.towers.rules import (
+    Action,
+    InvalidNotationError,
+    Kind,
+    parse_square,
+    square_name,
+)
+
+WORDS = ("resign", "draw", "decline", "chat", "help", "quit")
+USAGE = ("type an action like c3-c4 (move), +c3 (build or place a layer), *c3 (spawn), "
+         "@a1 (claim), or: resign, draw, decline, chat TEXT, help, quit")
+_ALONE = {"+": Kind.LAYER, "*": Kind.SPAWN, "@": Kind.CLAIM}
+
+
+class CommandError(Exception):
+    """The line is not an action or a command; `str()` says why, in one line."""
+
+
+@dataclass(frozen=True)
+class Command:
+    kind: str  # "action" or one of WORDS
+    action: Action | None = None
+    text: str = ""
+
+
+def parse_command(line: str, cursor: int | None = None) -> Command:
+    """Read a typed line; `cursor` is the square a lone `+`, `*` or `@` acts on."""
+    stripped = line.strip()
+    words = stripped.split(None, 1)
+    if not words:
+        raise CommandError(USAGE)
+    head = words[0].lower()
+    if head in WORDS:
+        rest = words[1].strip() if len(words) > 1 else ""
+        if head == "chat":
+            if not rest:
+                raise CommandError("chat needs a message: chat TEXT")
+            return Command("chat", text=rest)
+        if rest:
+            raise CommandError(f"{head} takes nothing after it")
+        return Command(head)
+    if stripped == "?":
+        return Command("help")
+    if stripped in _ALONE:
+        if cursor is None:
+            raise CommandError(f"{stripped} alone acts on the cursor's square: there is none")
+        return Command("action", action=Action(_ALONE[stripped], cursor))
+    try:
+        return Command("action", action=Action.from_text(stripped))
+    except InvalidNotationError as exc:
+        apart = _two_squares_apart(stripped)
+        if apart:
+            raise CommandError(apart) from None
+        if stripped[:1] in _ALONE or (head[:1].isalpha() and head[1:2].isdigit()):
+            raise CommandError(str(exc)) from None
+        raise CommandError(f"unknown command {head!r}: {USAGE}") from None
+
+
+_MOVE = re.compile(r"^\s*([a-zA-Z][0-9])\s*[-\s]?\s*([a-zA-Z][0-9])\s*$")
+
+
+def _two_squares_apart(text: str) -> str | None:
+    """What is wrong with a move between two squares of the board that are not side by
+    side (None when the text is not such a move)."""
+    m = _MOVE.match(text)
+    if m is None:
+        return None
+    try:
+        a, b = parse_square(m.group(1)), parse_square(m.group(2))
+    except InvalidNotationError:
+        return None
+    return (f"{square_name(a)} to {square_name(b)} is not one step: a pawn moves one square "
+            "up, down, left or right (never diagonal)")
