@@ -64,7 +64,7 @@ class Table:
 
     def play_random(self, rng: random.Random, limit: int = 2000) -> list[Action]:
         """Random legal actions by whoever is to act, until the end or `limit` actions."""
-        played = []
+        played: list[Action] = []
         while not self.host.flow.is_over and len(played) < limit:
             peer = self.to_act()
             assert peer.view is not None
