@@ -421,7 +421,9 @@ def _host_many(args: argparse.Namespace, config) -> int:
 async def _host_and_report(config, runner, task_status=None) -> None:
     from p2pgotg.net.hosting import host_game
 
-    session = await host_game(config, runner, on_status=_status, task_status=task_status)
+    session = await host_game(config, runner, on_status=_status,
+                              on_invite=lambda code: _say(f"invite: {code}"),
+                              task_status=task_status)
     _LAST_EXIT[0] = _report(session)
 
 

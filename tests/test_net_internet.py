@@ -187,7 +187,16 @@ def test_a_host_behind_a_symmetric_nat_says_what_to_do(bed, tmp_path):
 
 # -- hole punching -------------------------------------------------------------------------
 
-def test_easy_nat_to_easy_nat_is_hole_punched(bed, tmp_path):
+@pytest.mark.parametrize("behaviour", ["drop", "reset"])
+def test_easy_nat_to_easy_nat_is_hole_punched(bed, tmp_path, behaviour):
+    """Through routers that drop unsolicited packets, and through routers that answer
+    them with a TCP reset (OpenWrt's default), where a SYN that comes too early ends the
+    other side's connect: SPEC 3.8."""
+    with bed.behaving({"rA": behaviour, "rC": behaviour}):
+        punched_through(bed, tmp_path)
+
+
+def punched_through(bed, tmp_path) -> None:
     hosting, invite = host(bed, "hC", tmp_path / "host", *STUN_ARGS)
     try:
         hosting.wait_for("^network: behind a NAT that allows hole punching")

@@ -21,6 +21,8 @@ from pathlib import Path
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pgotg.net import rendezvous
+from p2pgotg.net._stream import abort_on_close
 from p2pgotg.net.admission import (
     AdmissionLimits,
     Gate,
@@ -85,9 +87,12 @@ async def host_game(
     run_seat: SeatRunner,
     *,
     on_status: Callable[[str], None] = lambda s: None,
+    on_invite: Callable[[str], None] = lambda code: None,
     task_status: trio.TaskStatus[Hosting] = trio.TASK_STATUS_IGNORED,
 ) -> GameSession:
-    """Host one game to its end (verdict or violation) and return its session."""
+    """Host one game to its end (verdict or violation) and return its session.
+    ``on_invite`` gets a new invite code for the same game when the one reported at the
+    start no longer reaches us (our public mapping moved: SPEC 3.8)."""
     fingerprint = certificate_fingerprint(config.tls_cert)
     pin = public_key_pin(config.tls_cert)
     session: GameSession | None = None
@@ -206,6 +211,8 @@ async def host_game(
             with me.scope:
                 await current.run_connection(channel, have)
         except (NetError, SessionError) as exc:
+            if isinstance(exc, NetError):  # (lost: its addresses may be punched again)
+                abort_on_close(stream)
             on_status(lost_words(exc, current))
         finally:
             lift.cancel()
@@ -232,9 +239,14 @@ async def host_game(
                         return
                     await serve_one(tcp, ticket, handler, context)
 
+                def joiner_away() -> bool:
+                    return (session is not None and session.peer.flow.game_id is not None
+                            and not live and not finished.is_set() and not session.finished)
+
                 found = await nursery.start(partial(
                     offer, config.reach, port, config.bind, pin, join_secret, fingerprint,
-                    accept_punched, on_status=on_status))
+                    accept_punched, on_status=on_status, on_invite=on_invite,
+                    away=joiner_away))
                 offered.append(found)
                 task_status.started(Hosting(port, [found.invite], found.short_code,
                                             found.notes))
@@ -268,6 +280,8 @@ async def host_game(
     finally:  # (cancelled too: the transcript file is closed, never left open)
         if session is not None:
             session.close()
+            if config.reach is not None and session.finished:  # (nothing to punch back to)
+                rendezvous.forget(config.reach.data_dir, join_secret, HOST)
     assert session is not None
     return session
 

@@ -311,8 +311,15 @@ class Controller:
                       ) -> None:
         session = await host_game(config, partial(self._seat, generation),
                                   on_status=partial(self._note, generation),
+                                  on_invite=partial(self._new_invite, generation),
                                   task_status=task_status)
         self._attach(generation, session)
+
+    def _new_invite(self, generation: int, code: str) -> None:
+        """The invite changed (our public mapping moved, SPEC 3.8): show the new one."""
+        if self._current(generation):
+            self.state.invites = [code]
+            self.invalidate()
 
     async def _host(self, generation: int) -> None:
         launch = self.launch
