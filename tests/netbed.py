@@ -360,14 +360,22 @@ class Bed:
         made before holds. The NAT stays of its kind: an easy one still gives one local
         port the same public port whatever the destination (a hash picks it in the
         range), a symmetric one a new one for each."""
+        self._renat(router, ports)
+
+    def restore(self, router: str) -> None:
+        """Undo ``reboot``: the router's NAT as the bed built it, with no connection kept."""
+        self._renat(router, None)
+
+    def _renat(self, router: str, ports: tuple[int, int] | None) -> None:
         home = HOMES[router.removeprefix("r")]
         symmetric, upnp = home[3], home[4]
-        random = " fully-random" if symmetric else ""
         rules = ["flush chain inet nat postrouting"]
         if upnp:
             rules.append("add rule inet nat postrouting jump postrouting_miniupnpd")
-        rules.append(f'add rule inet nat postrouting oifname "wan" meta l4proto tcp '
-                     f"masquerade to :{ports[0]}-{ports[1]}{random}")
+        if ports is not None:
+            rules.append(f'add rule inet nat postrouting oifname "wan" meta l4proto tcp '
+                         f"masquerade to :{ports[0]}-{ports[1]}"
+                         f"{' fully-random' if symmetric else ''}")
         rules.append(f"add rule inet nat postrouting {_masquerade(symmetric)}")
         self.sh("nft", "-f", "-", ns=router, input="\n".join(rules) + "\n")
         self.sh("conntrack", "-F", ns=router, check=False)  # (exit 1 when it had none)

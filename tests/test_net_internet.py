@@ -396,3 +396,100 @@ def test_the_host_screen_takes_a_reply_code_from_a_joiner_on_the_start_screen(be
             tmux.wait_for("the setup", lambda s: "Setup - you play" in s, SAFETY, on=name)
     finally:
         tmux.close()
+
+
+# -- coming back through the NATs -----------------------------------------------------------
+
+def saved_messages(home: Path) -> int:
+    """How many signed messages the home's saved game holds (0 before it has one)."""
+    from test_net_resume import message_count
+
+    games = sorted((home / "data" / "games").glob("*.gtr"))
+    return message_count(games[0]) if games else 0
+
+
+def wait_until(what: str, condition, timeout: float = SAFETY) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline, f"gave up waiting for {what}"
+        time.sleep(0.1)
+
+
+def moves_on(homes: list[Path], runs: list[Run], more: int = 6) -> None:
+    """The game goes on: both saved games grow by `more` messages (or it ends clean)."""
+    before = [saved_messages(home) for home in homes]
+    wait_until("the game to go on", lambda: all(
+        saved_messages(h) >= n + more for h, n in zip(homes, before, strict=True))
+        or all(r.proc.poll() == 0 for r in runs), SAFETY * 2)
+    for run in runs:
+        assert "Traceback" not in run.text, run.text
+
+
+RESUMES = ["joiner killed", "host stopped", "joiner's router restarted",
+           "host's router restarted"]
+
+
+@pytest.mark.parametrize("behaviour", ["drop", "reset"])
+@pytest.mark.parametrize("what", RESUMES)
+def test_a_punched_game_comes_back_after_either_side_drops(bed, tmp_path, what, behaviour):
+    """Two homes behind easy NATs, punched through with a reply code; then one side drops
+    and comes back with the same command (SPEC 3.8, Coming back): a program killed or
+    stopped is found again with no code relayed (the host punches back to where its
+    joiner was); a router that restarted and moved the joiner's mapping needs the fresh
+    reply code the joiner shows; one that moved the host's needs the new invite the host
+    shows, which resumes the joiner's game."""
+    host_home, join_home = tmp_path / "host", tmp_path / "joiner"
+    host_args = ("host", "--bot", "--bot-delay", "0.4", *STUN_ARGS)
+    routers = {"rA": behaviour, "rC": behaviour}
+    with bed.behaving(routers):
+        hosting = Run(bed, "hC", host_home, *host_args)
+        joiner: Run | None = None
+        try:
+            code = hosting.wait_for(r"^invite: (\S+)").group(1)
+            join_args = ("join", code, "--bot", "--bot-delay", "0.4", *STUN_ARGS)
+            joiner = Run(bed, "hA", join_home, *join_args)
+            reply = joiner.wait_for(r"^reply: (gr1-\S+)").group(1)
+            assert Run(bed, "hC", host_home, "host", "--reply", reply).finish() == 0
+            connected(joiner, hosting)
+            wait_until("a few moves", lambda: saved_messages(join_home) >= 14)
+            if what == "joiner killed":
+                joiner.proc.kill()
+                joiner.finish()
+                joiner = Run(bed, "hA", join_home, *join_args)
+                joiner.wait_for("resuming the unfinished game")
+                joiner.wait_for("connected to the host")
+                assert "reply:" not in joiner.text  # (found again, nothing relayed)
+            elif what == "host stopped":
+                hosting.stop()
+                hosting = Run(bed, "hC", host_home, *host_args)
+                hosting.wait_for("resuming the unfinished game")
+                assert hosting.wait_for(r"^invite: (\S+)").group(1) == code
+                hosting.wait_for("the other player is connected")
+                assert "reply:" not in joiner.text[joiner.text.index("connected to the host"):]
+            elif what == "joiner's router restarted":
+                seen = joiner.text.count("reply: ")
+                bed.reboot("rA")
+                wait_until("a fresh reply code", lambda: joiner.text.count("reply: ") > seen,
+                           SAFETY * 2)
+                fresh = re.findall(r"^reply: (gr1-\S+)", joiner.text, re.M)[-1]
+                assert fresh != reply
+                taker = Run(bed, "hC", host_home, "host", "--reply", fresh)
+                assert taker.finish() == 0, taker.text
+            else:
+                bed.reboot("rC")
+                hosting.wait_for("your public address for hole punching is now", SAFETY * 2)
+                new_code = re.findall(r"^invite: (\S+)", hosting.text, re.M)[-1]
+                assert new_code != code
+                assert Invite.decode(new_code).secret == Invite.decode(code).secret
+                joiner.stop()
+                joiner = Run(bed, "hA", join_home, "join", new_code, "--bot",
+                             "--bot-delay", "0.4", *STUN_ARGS)
+                joiner.wait_for("resuming the unfinished game")
+                joiner.wait_for("connected to the host")
+            moves_on([host_home, join_home], [hosting, joiner])
+        finally:
+            if joiner is not None:
+                joiner.stop()
+            hosting.stop()
+            for router in routers:
+                bed.restore(router)
