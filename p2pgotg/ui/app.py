@@ -30,6 +30,7 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import ColorDepth, Output
 
 from p2pgotg.ui import (
+    away_panel,
     board,
     end_screen,
     games_screen,
@@ -122,6 +123,12 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
         return play_screen.log_text(state, columns() - left - 1)
 
     left = board.WIDTH + 1
+    # The whole width under the board while the other side is away: its codes are
+    # copied whole from there (away_panel.py). One window, shown on both screens.
+    away = ConditionalContainer(
+        Window(FormattedTextControl(lambda: away_panel.panel(state, columns())),
+               dont_extend_height=True),
+        Condition(lambda: away_panel.shown(state)))
     bodies = [
         ConditionalContainer(text(start_screen.body), show(Screen.START)),
         ConditionalContainer(text(games_screen.body), show(Screen.GAMES)),
@@ -134,15 +141,21 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
         ConditionalContainer(text(lobby_screen.body, wrap_lines=True), show(Screen.LOBBY)),
         ConditionalContainer(text(lobby_screen.error_body, wrap_lines=True),
                              show(Screen.ERROR)),
-        ConditionalContainer(VSplit([
-            text(setup_screen.board_text, width=left, wrap_lines=True),
-            text(setup_screen.tray_text),
+        ConditionalContainer(HSplit([
+            VSplit([
+                text(setup_screen.board_text, width=left, wrap_lines=True),
+                text(setup_screen.tray_text),
+            ]),
+            away,
         ]), show(Screen.SETUP)),
-        ConditionalContainer(VSplit([
-            text(play_screen.board_text, width=left),
-            Window(width=1, char="|", style="class:dim"),
-            Window(FormattedTextControl(log, get_cursor_position=log_cursor,
-                                        show_cursor=False)),
+        ConditionalContainer(HSplit([
+            VSplit([
+                text(play_screen.board_text, width=left),
+                Window(width=1, char="|", style="class:dim"),
+                Window(FormattedTextControl(log, get_cursor_position=log_cursor,
+                                            show_cursor=False)),
+            ]),
+            away,
         ]), show(Screen.PLAY)),
         ConditionalContainer(HSplit([
             text(end_screen.headline, wrap_lines=True, dont_extend_height=True),

@@ -229,6 +229,8 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
         lobby_screen.accept(state)
 
     @add(lobby_screen.REPLY_KEY, filter=keys & on(Screen.LOBBY) & no_prompt)
+    @add(setup_screen.REPLY_KEY, filter=keys & on(Screen.SETUP) & no_prompt
+         & Condition(lambda: lobby_screen.takes_replies(state)))
     def _reply(event: KeyPressEvent) -> None:
         lobby_screen.ask_reply(state)
 
