@@ -680,6 +680,7 @@ def build_parser() -> argparse.ArgumentParser:
         "instead (DIR/config, DIR/data). Each command has its own --help.",
     )
     parser.add_argument("--version", action="version", version=f"p2pgotg {__version__}")
+    cli_internet.add_top_arguments(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     demo = sub.add_parser("demo", help="random moves in the rules engine, printed (no network)",
                           description="Both sides play random legal moves in the rules "
@@ -779,6 +780,12 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from p2pgotg.cli_internet import merge_top_arguments
+
+    problem = merge_top_arguments(args)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     if isinstance(getattr(args, "code", None), list):
         from p2pgotg.cli_internet import given_code
 

@@ -227,6 +227,38 @@ def test_easy_to_symmetric_fails_fast_with_a_clear_message(bed, tmp_path):
         hosting.stop()
 
 
+def test_a_host_behind_a_symmetric_nat_fails_fast_for_the_joiner_with_what_to_do(bed,
+                                                                                 tmp_path):
+    hosting, invite = host(bed, "hB", tmp_path / "host", *STUN_ARGS, "--no-port-map")
+    try:
+        joiner = Run(bed, "hA", tmp_path / "joiner", "join", invite.encode(), "--bot",
+                     *STUN_ARGS)
+        assert joiner.finish() == 1
+        assert "the host is behind a symmetric NAT, so hole punching cannot work" in \
+            joiner.text
+        assert "What to do: ask the host to forward a TCP port" in joiner.text
+        assert "reply:" not in joiner.text
+    finally:
+        hosting.stop()
+
+
+def test_a_reply_code_whose_joiner_does_not_punch_fails_with_the_next_step(bed, tmp_path):
+    """The host punches 10 s to an address where no joiner punches back: it says what to
+    try next, on `host --reply` and in its own lines."""
+    hosting, invite = host(bed, "hC", tmp_path / "host", *STUN_ARGS, "--no-port-map")
+    try:
+        nobody = ReplyCode.make([Candidate(PUNCH, "11.0.14.11", 40001)], int(time.time()),
+                                os.urandom(8), invite.secret)
+        taker = Run(bed, "hC", tmp_path / "host", "host", "--reply", nobody.encode())
+        assert taker.finish() == 1
+        assert "hole punching failed" in taker.text
+        assert "Next: ask the other player for a fresh reply code" in taker.text
+        assert f"forward TCP port {invite.port}" in taker.text
+        hosting.wait_for("hole punching failed: .*Next: ask the other player")
+    finally:
+        hosting.stop()
+
+
 def test_stale_foreign_and_mistyped_reply_codes_are_refused(bed, tmp_path):
     hosting, invite = host(bed, "hC", tmp_path / "host", *STUN_ARGS, "--no-port-map")
     try:

@@ -10,6 +10,7 @@ says so at once, with what to do instead, rather than leave anyone waiting.
 
 from __future__ import annotations
 
+import contextlib
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -199,18 +200,18 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Limits,
                       f"--reply CODE` (waiting up to {reach.reply_wait:g} s)")
             reach.on_reply_code(reply.encode())
 
-        try:
-            async with trio.open_nursery() as showing:
-                if reply is not None:
-                    showing.start_soon(show_reply, 0 if first else REPUNCH_WAIT)
+        tcp: trio.SocketStream | None = None
+        async with trio.open_nursery() as showing:
+            if reply is not None:
+                showing.start_soon(show_reply, 0 if first else REPUNCH_WAIT)
+            with contextlib.suppress(PunchFailed):  # (said below)
                 tcp = await port.punch(targets, trio.current_time() + reach.reply_wait)
-                showing.cancel_scope.cancel()
-        except PunchFailed:
+            showing.cancel_scope.cancel()
+        if tcp is None:
             punch_reason.append(f"the host did not punch through within {reach.reply_wait:g} "
                                 "s. Next: send the host a fresh reply code (they take it "
                                 "with key r or `p2pgotg host --reply CODE`) as soon as it "
                                 "shows")
-            return None
         return tcp
 
     async with trio.open_nursery() as nursery:
