@@ -423,6 +423,7 @@ async def _host_and_report(config, runner, task_status=None) -> None:
 
     session = await host_game(config, runner, on_status=_status,
                               on_invite=lambda code: _say(f"invite: {code}"),
+                              on_short_code=lambda code: _say(f"code: {code}"),
                               task_status=task_status)
     _LAST_EXIT[0] = _report(session)
 

@@ -107,11 +107,10 @@ def reach_options(args: argparse.Namespace, rules: str) -> Any:
 
 
 def print_offer(hosting: Any) -> None:
-    """The host's lines: `invite:`, `code:`, then what it found about its network."""
+    """The host's lines: `invite:`, then what it found about its network (the `code:`
+    line came as soon as the short code was announced, before these)."""
     for code in hosting.invites:
         print(f"invite: {code}", flush=True)
-    if hosting.short_code:
-        print(f"code: {hosting.short_code}", flush=True)
     for note in hosting.notes:
         print(f"network: {note}", flush=True)
 

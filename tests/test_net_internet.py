@@ -114,6 +114,27 @@ def test_a_short_code_joins_on_the_lan_and_join_alone_lists_the_game(bed, tmp_pa
         hosting.stop()
 
 
+def test_the_short_code_comes_as_soon_as_it_is_announced_not_after_stun(bed, tmp_path):
+    """Issue 27: the box took 2.6 to 2.9 s, the host waiting for STUN and the router before
+    showing a code that multicast DNS had announced a second earlier. A STUN server that
+    never answers (nothing at its address) holds the invite back 2 s; not the code."""
+    hosting = Run(bed, "hA", tmp_path / "host", "host", "--bot", "--stun",
+                  "11.0.14.9:3478")
+    try:
+        code = hosting.wait_for(r"^code: (\S+)").group(1)
+        hosting.wait_for(r"^invite: ")
+        lines = hosting.lines
+        assert lines.index(f"code: {code}") < next(
+            i for i, line in enumerate(lines) if line.startswith("invite: "))
+        joiner = Run(bed, "hA2", tmp_path / "joiner", "join", code, "--bot")
+        try:
+            connected(joiner, hosting)
+        finally:
+            joiner.stop()
+    finally:
+        hosting.stop()
+
+
 def test_a_mistyped_short_code_gets_a_clear_line_and_the_host_counts_it(bed, tmp_path):
     hosting, _invite = host(bed, "hA", tmp_path / "host", "--stun", "off", "--no-port-map")
     try:

@@ -113,14 +113,16 @@ async def offer(opts: ReachOptions, port: int, bind: str | None, pin: bytes, sec
                 fingerprint: bytes, accept: Accept, *,
                 on_status: Callable[[str], None] = lambda s: None,
                 on_invite: Callable[[str], None] = lambda code: None,
+                on_short_code: Callable[[str, ShortCodeGate], None] = lambda c, g: None,
                 away: Callable[[], bool] = lambda: False,
                 task_status: trio.TaskStatus[Offer] = trio.TASK_STATUS_IGNORED) -> None:
     """Gather the candidates, report the Offer, then serve until cancelled.
 
     The short code is announced on the LAN while STUN and the router are asked, and it is
-    reported only once the announcement is up (multicast DNS probes for about a second
-    first): a code shown before that would send an early joiner away with "no game
-    numbered N", and a code that could not be announced at all is not shown.
+    reported (``on_short_code``, with the gate that checks it) the moment the announcement
+    is up (multicast DNS probes for about a second first), without waiting for them: a
+    code shown before that would send an early joiner away with "no game numbered N", and
+    a code that could not be announced at all is not shown.
 
     ``away()`` says whether a joiner that came in is away now: the host then punches back
     to where a punched joiner was last (hostpunch.py). ``on_invite`` gets the new invite
@@ -129,12 +131,13 @@ async def offer(opts: ReachOptions, port: int, bind: str | None, pin: bytes, sec
         punching = await stack.enter_async_context(
             punch_port(stable_port(secret, HOST))) if opts.stun_servers else None
         await _serve(opts, port, bind, pin, secret, fingerprint, accept, punching, on_status,
-                     on_invite, away, task_status)
+                     on_invite, on_short_code, away, task_status)
 
 
 async def _serve(opts: ReachOptions, port: int, bind: str | None, pin: bytes, secret: bytes,
                  fingerprint: bytes, accept: Accept, punching: PunchPort | None,
                  on_status: Callable[[str], None], on_invite: Callable[[str], None],
+                 on_short_code: Callable[[str, ShortCodeGate], None],
                  away: Callable[[], bool], task_status: trio.TaskStatus[Offer]) -> None:
     notes: list[str] = []
     lan_candidates = _lan_candidates(bind, port)
@@ -163,10 +166,12 @@ async def _serve(opts: ReachOptions, port: int, bind: str | None, pin: bytes, se
             gathering.append(do_probe)
         if opts.port_mapping:
             gathering.append(do_map)
-        if short is not None:
+        gate = ShortCodeGate(short, fingerprint, secret, on_status) if short else None
+        if short is not None and gate is not None:
+            code, ready = str(short), gate
             announced = await _start_announcing(
                 serving, short.number, port, [c.address for c in lan_candidates],
-                opts.rules, gathering)
+                opts.rules, gathering, lambda: on_short_code(code, ready))
         else:
             async with trio.open_nursery() as gather:
                 for task in gathering:
@@ -193,7 +198,8 @@ async def _serve(opts: ReachOptions, port: int, bind: str | None, pin: bytes, se
             notes.append("port mapping: " + "; ".join(dict.fromkeys(router_notes)))
         notes.extend(probe.notes)
         invite = Invite.v2(candidates, pin, secret, probe.nat)
-        gate = ShortCodeGate(short, fingerprint, secret, on_status) if short else None
+        if short is None:
+            gate = None
         puncher = HostPuncher(punching, opts.data_dir, secret, opts.stun_servers, accept,
                               serving, on_status, public) if punching is not None else None
         used: set[bytes] = set()
@@ -280,9 +286,11 @@ ANNOUNCE_WAIT = 5.0  # seconds to wait for the LAN announcement before showing n
 
 async def _start_announcing(nursery: trio.Nursery, number: int, port: int,
                             addresses: list[str], rules: str,
-                            gathering: list[Callable[[], Awaitable[None]]]) -> bool:
+                            gathering: list[Callable[[], Awaitable[None]]],
+                            on_up: Callable[[], None]) -> bool:
     """Announce the game in ``nursery`` (for as long as it runs) while ``gathering`` runs;
-    whether the announcement is up once both are done."""
+    ``on_up`` the moment the announcement is up (the short code can be shown then, before
+    STUN and the router have answered); whether it is up once both are done."""
     up = trio.Event()
     result: list[bool] = []
     scope = trio.CancelScope()
@@ -293,6 +301,7 @@ async def _start_announcing(nursery: trio.Nursery, number: int, port: int,
                 result.append(ok)
                 up.set()
                 if ok:
+                    on_up()
                     await trio.sleep_forever()
 
     nursery.start_soon(announce)

@@ -318,6 +318,7 @@ class Controller:
         session = await host_game(config, partial(self._seat, generation),
                                   on_status=partial(self._note, generation),
                                   on_invite=partial(self._new_invite, generation),
+                                  on_short_code=partial(self._short_code, generation),
                                   task_status=task_status)
         self._attach(generation, session)
 
@@ -325,6 +326,12 @@ class Controller:
         """The invite changed (our public mapping moved, SPEC 3.8): show the new one."""
         if self._current(generation):
             self.state.invites = [code]
+            self.invalidate()
+
+    def _short_code(self, generation: int, code: str) -> None:
+        """The short code is announced: its box is drawn now, the long code when ready."""
+        if self._current(generation):
+            self.state.short_code = code
             self.invalidate()
 
     async def _host(self, generation: int) -> None:
