@@ -242,7 +242,7 @@ def test_easy_to_symmetric_fails_fast_with_a_clear_message(bed, tmp_path):
         joiner = Run(bed, "hB", tmp_path / "joiner", "join", invite.encode(), "--bot",
                      *STUN_ARGS)
         assert joiner.finish() == 1
-        assert "your NAT is symmetric" in joiner.text and "What to do" in joiner.text
+        assert "Your NAT is symmetric" in joiner.text and "What to do" in joiner.text
         assert "reply:" not in joiner.text  # no one is sent to relay a code that cannot work
     finally:
         hosting.stop()
@@ -255,7 +255,7 @@ def test_a_host_behind_a_symmetric_nat_fails_fast_for_the_joiner_with_what_to_do
         joiner = Run(bed, "hA", tmp_path / "joiner", "join", invite.encode(), "--bot",
                      *STUN_ARGS)
         assert joiner.finish() == 1
-        assert "the host is behind a symmetric NAT, so hole punching cannot work" in \
+        assert "The host is behind a symmetric NAT, so hole punching cannot work" in \
             joiner.text
         assert "What to do: ask the host to forward a TCP port" in joiner.text
         assert "reply:" not in joiner.text

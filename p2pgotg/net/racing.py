@@ -227,9 +227,10 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Limits,
         verdict.append(_host_cannot(invite.nat))
     if first and verdict:
         raise NoPathError(
-            f"could not reach the host directly ({tried}), and {verdict[0]}. "
-            "What to do: ask the host to forward a TCP port on their router (their invite "
-            "will then work), or host the game yourself if your router maps ports")
+            f"{verdict[0][:1].upper()}{verdict[0][1:]}, and the host did not answer "
+            f"directly either ({tried}). What to do: ask the host to forward a TCP port on "
+            "their router (their invite will then work), or host the game yourself if your "
+            "router maps ports")
     if punch_reason:  # (the reason that matters first: a LAN address of the host's that
         # does not answer from elsewhere is no news)
         raise ConnectFailedError(f"{punch_reason[0]} (tried directly: {tried})")
