@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 import trio
 
 from p2pgotg.net import stun_client
-from p2pgotg.net._stream import close_quietly
+from p2pgotg.net._stream import abort_on_close, close_quietly
 from p2pgotg.net.errors import ConnectFailedError, NetError, PinMismatchError
 from p2pgotg.net.invite import NAT_EASY, NAT_NAMES, NAT_NONE, NAT_SYMMETRIC, Invite
 from p2pgotg.net.joining import NoPathError
@@ -161,8 +161,10 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Limits,
             return
         on_status("connected through the NATs")
         where = f"{targets[0].address}:{targets[0].port}"
+        abort_on_close(tcp)  # (should TLS fail, the next punch needs these addresses)
         try:
             stream = await pinned_tls(tcp, invite.pin, limits.handshake, where)
+            abort_on_close(tcp, abort=False)
         except PinMismatchError as exc:
             mismatches.append(exc)
             return
