@@ -23,6 +23,8 @@ other side's router, and connects for real right after it.
 from __future__ import annotations
 
 import contextlib
+import errno
+import os
 import random
 import socket
 from collections.abc import AsyncIterator
@@ -30,7 +32,7 @@ from contextlib import asynccontextmanager
 
 import trio
 
-from p2pgotg.net.reuse import connect_from, reusable_socket
+from p2pgotg.net.reuse import reusable_socket
 from p2pgotg.reach.candidates import Candidate
 
 #: The TTL of the SYN that opens our own mapping: our router passes it on (1 hop), the
@@ -64,18 +66,19 @@ class PunchPort:
         async def keep_trying(target: Candidate, nursery: trio.Nursery) -> None:
             while True:
                 _open_mapping(self.port, target)
-                with trio.move_on_after(TRY_TIME):
-                    try:
-                        stream = await connect_from(self.port, target.address, target.port)
-                    except OSError:  # refused (a reset), or these four addresses still busy
-                        await trio.sleep(random.uniform(0, PAUSE))
-                        continue
-                    if winner:
-                        await stream.aclose()
-                        return
-                    winner.append(stream)
-                    nursery.cancel_scope.cancel()
+                try:
+                    stream = await _connect_try(self.port, target)
+                except OSError:  # refused (a reset), or these four addresses still busy
+                    await trio.sleep(random.uniform(0, PAUSE))
+                    continue
+                if stream is None:
+                    continue  # (no answer this time: a fresh SYN)
+                if winner:
+                    await stream.aclose()
                     return
+                winner.append(stream)
+                nursery.cancel_scope.cancel()
+                return
 
         with trio.move_on_at(deadline):
             async with trio.open_nursery() as nursery:
@@ -88,6 +91,56 @@ class PunchPort:
 
     def close(self) -> None:
         self.sock.close()
+
+
+TCP_SYN_RECV = 3  # Linux's tcpi_state: the other SYN came, our SYN-ACK is on its way
+
+
+def _tcp_state(sock: socket.socket) -> int | None:
+    """The kernel's TCP state of ``sock`` (Linux), None where it does not say."""
+    if not hasattr(socket, "TCP_INFO"):
+        return None
+    try:
+        return sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 8)[0]
+    except OSError:
+        return None
+
+
+async def _connect_try(local_port: int, target: Candidate) -> trio.SocketStream | None:
+    """One real connect from ``local_port`` to ``target``, given TRY_TIME; None when it is
+    still unanswered then. Raises OSError when refused. A connect whose handshake is under
+    way when the time is up (the other side's SYN came: simultaneous open) is given one
+    more TRY_TIME: cut then, the other side, already connected, would wait on a connection
+    we had closed, and stop punching."""
+    family = socket.AF_INET6 if ":" in target.address else socket.AF_INET
+    sock = reusable_socket(family)
+    try:
+        await sock.bind(("::" if family == socket.AF_INET6 else "0.0.0.0", local_port))
+        raw = socket.socket(fileno=sock.detach())  # (the connect is ours to watch)
+    except BaseException:
+        sock.close()
+        raise
+    try:
+        raw.setblocking(False)
+        error = raw.connect_ex((target.address, target.port))
+        if error not in (0, errno.EINPROGRESS):
+            raise OSError(error, os.strerror(error))
+        extended = False
+        while True:
+            with trio.move_on_after(TRY_TIME):
+                await trio.lowlevel.wait_writable(raw)
+                error = raw.getsockopt(socket.SOL_SOCKET, socket.SO_ERROR)
+                if error:
+                    raise OSError(error, os.strerror(error))
+                raw.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+                return trio.SocketStream(trio.socket.from_stdlib_socket(raw))
+            if extended or _tcp_state(raw) != TCP_SYN_RECV:
+                raw.close()
+                return None
+            extended = True
+    except BaseException:
+        raw.close()
+        raise
 
 
 def _open_mapping(local_port: int, target: Candidate) -> None:
