@@ -14,7 +14,7 @@ import textwrap
 from p2pgotg.net.session import Link
 from p2pgotg.ui.board import Fragments
 from p2pgotg.ui.state import AppState, Mode, Screen
-from p2pgotg.ui.words import clock_text
+from p2pgotg.ui.words import capital, clock_text
 
 
 def shown(state: AppState) -> bool:
@@ -33,9 +33,9 @@ def away_words(state: AppState) -> str:
     if session is None:
         return ""
     if session.peer_left == "quit":
-        why = f"{state.opponent.capitalize()} quit. The game is saved"
+        why = f"{capital(state.opponent)} quit. The game is saved"
     elif session.peer_left == "declined":
-        why = f"{state.opponent.capitalize()} declined the rules"
+        why = f"{capital(state.opponent)} declined the rules"
     else:
         why = "The connection dropped. The game is saved"
     text = f"{why}; it goes on when they come back."

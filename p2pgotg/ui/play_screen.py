@@ -85,9 +85,18 @@ def clock_warning(state: AppState) -> str:
     return ""
 
 
-def title(state: AppState) -> str:
+def sides_words(state: AppState) -> str:
+    """`You, White vs Ana, Black`: who plays which colour, the other side by the name it
+    gave (its key's fingerprint is in the log's first line and on the lobby)."""
     side = state.side
-    parts = [f"You: {side.display_name if side is not None else '?'}", turn_words(state)]
+    if side is None:
+        return f"You vs {state.opponent}"
+    them = state.opponent if len(state.opponent) <= 20 else state.opponent[:19] + "…"
+    return f"You, {side.display_name} vs {them}, {side.other.display_name}"
+
+
+def title(state: AppState) -> str:
+    parts = [sides_words(state), turn_words(state)]
     clocks = clocks_words(state)
     if clocks:
         parts.append(clocks)
@@ -256,7 +265,7 @@ def submit(state: AppState, line: str) -> None:
         assert command.move is not None
         try_move(state, command.move)
     elif command.kind == "help":
-        state.help_visible = not state.help_visible
+        state.toggle_help()
     elif command.kind == "quit":
         state.ask_quit()
     elif peer is None:
