@@ -42,8 +42,8 @@ class TrioDriver:
         pass
 
 
-def away_game(tmp_path: Path, role: str | None, *, in_play: bool = True
-              ) -> tuple[AppState, GameSession]:
+def away_game(tmp_path: Path, role: str | None, *, in_play: bool = True,
+              committed: bool = True) -> tuple[AppState, GameSession]:
     """A game of two in-memory peers, seen from `role`'s seat (None: the side to move),
     whose other side has just gone away: in play, or in the setup with the host's
     committed (so the joiner owes its own)."""
@@ -56,9 +56,10 @@ def away_game(tmp_path: Path, role: str | None, *, in_play: bool = True
         pair.events[JOINER] += pair.joiner.accept()
         pair.deliver()
         assert pair.host.side is not None
-        pair.events[HOST] += pair.host.commit_setup(Setup.random(pair.host.side,
-                                                                 random.Random(1)))
-        pair.deliver()
+        if committed:
+            pair.events[HOST] += pair.host.commit_setup(Setup.random(pair.host.side,
+                                                                     random.Random(1)))
+            pair.deliver()
     if role is None:
         role = HOST if pair.host.my_turn else JOINER
     session = GameSession(pair.peer(role), tmp_path, SECRET, Limits(abandon=180.0))
@@ -68,6 +69,7 @@ def away_game(tmp_path: Path, role: str | None, *, in_play: bool = True
     state.driver = TrioDriver()  # type: ignore[assignment]
     state.invites = [INVITE.encode()]
     state.attach(session)
+    state.absorb()
     return state, session
 
 
@@ -188,3 +190,17 @@ async def test_the_screen_is_redrawn_while_the_other_side_is_away(tmp_path, auto
     with trio.move_on_after(5):
         await controller._ticker()
     assert controller.app.drawn == before  # type: ignore[attr-defined]
+
+
+async def test_a_board_screen_needs_the_rows_of_the_away_panel_too(tmp_path, mock_clock):
+    """Nothing is cut: at 80x24 the play screen holds its board and the panel; the setup
+    screen, its tray being taller, asks for a larger window while the panel is shown."""
+    from p2pgotg.ui.app import BOARD_SCREEN_SIZE, board_screen_need
+
+    playing, _session = away_game(tmp_path, HOST)
+    assert board_screen_need(playing, 80, 4) == BOARD_SCREEN_SIZE
+    setting_up, _ = away_game(tmp_path / "setup", HOST, in_play=False, committed=False)
+    columns, rows = board_screen_need(setting_up, 80, 4)
+    assert columns == 80 and rows > 24
+    setting_up.session.link = Link.CONNECTED  # type: ignore[union-attr]
+    assert board_screen_need(setting_up, 80, 4) == BOARD_SCREEN_SIZE

@@ -76,6 +76,19 @@ HINTS = {
 }
 
 
+def board_screen_need(state: AppState, columns: int, chrome: int) -> tuple[int, int]:
+    """The window (columns, rows) a board screen needs: BOARD_SCREEN_SIZE, and more rows
+    when the away panel goes under the board and its side column (``chrome``: the rows of
+    the title, status, input and hints)."""
+    need = BOARD_SCREEN_SIZE
+    columns_of = BOARD_COLUMNS.get(state.screen)
+    if columns_of and away_panel.shown(state):
+        tallest = max(needed_rows(column(state), columns) for column in columns_of)
+        panel = needed_rows(away_panel.panel(state, columns), columns)
+        need = (need[0], max(need[1], chrome + tallest + panel))
+    return need
+
+
 def create_application(state: AppState, *, input: Input | None = None,
                        output: Output | None = None) -> Application:
     buffer = Buffer(multiline=False, name="input")
@@ -135,13 +148,7 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
         body = TEXT_BODIES.get(state.screen)
         chrome = CHROME_ROWS + len(hint_lines()) - 1
         if body is None:
-            need = BOARD_SCREEN_SIZE
-            columns_of = BOARD_COLUMNS.get(state.screen)
-            if columns_of and away_panel.shown(state):  # (the panel goes under the board)
-                tallest = max(needed_rows(column(state), columns()) for column in columns_of)
-                panel = needed_rows(away_panel.panel(state, columns()), columns())
-                need = (need[0], max(need[1], chrome + tallest + panel))
-            return too_small(size, need)
+            return too_small(size, board_screen_need(state, columns(), chrome))
         return too_small(size, (MIN_COLUMNS, needed_rows(body(state), columns()) + chrome))
 
     def small_text() -> Fragments:
