@@ -182,7 +182,8 @@ def test_a_port_mapped_host_is_reached_from_behind_a_symmetric_nat(bed, tmp_path
             joiner.stop()
     finally:
         hosting.stop()
-    assert f"dport {invite.port}" not in bed.mapped_ports("rA")  # removed at the end
+    assert f"dport {invite.port}" not in bed.mapped_ports("rA"), (  # removed at the end
+        f"exit status {hosting.proc.returncode}:\n{hosting.text}")
 
 
 def test_behind_carrier_grade_nat_the_router_refuses_and_the_host_says_so(bed, tmp_path):
