@@ -507,7 +507,10 @@ async def _stop_on_signal(stop) -> None:
 async def _host_and_report(config, runner, task_status=None) -> None:
     from p2pgotg.net.hosting import host_game
 
-    session = await host_game(config, runner, on_status=_status, task_status=task_status)
+    session = await host_game(config, runner, on_status=_status,
+                              on_invite=lambda code: _say(f"invite: {code}"),
+                              on_short_code=lambda code: _say(f"code: {code}"),
+                              task_status=task_status)
     _LAST_EXIT[0] = _report(session)
 
 
@@ -938,6 +941,8 @@ Commands = argparse._SubParsersAction
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from p2pgotg import cli_internet
+
     parser = argparse.ArgumentParser(
         prog="p2pgotg", description="Game of the Generals, peer to peer, with no arbiter.",
         epilog="Run p2pgotg with no command (or p2pgotg start) for the start screen: play "
@@ -946,6 +951,7 @@ def build_parser() -> argparse.ArgumentParser:
         "instead (DIR/config, DIR/data). Each command has its own --help.",
     )
     parser.add_argument("--version", action="version", version=f"p2pgotg {__version__}")
+    cli_internet.add_top_arguments(parser)
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for add_command in (_add_demo_command, _add_rules_command, _add_verify_command,
                         _add_host_command, _add_join_command, _add_play_command,
@@ -1113,6 +1119,12 @@ def _add_selfplay_command(sub: Commands) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from p2pgotg.cli_internet import merge_top_arguments
+
+    problem = merge_top_arguments(args)
+    if problem is not None:
+        print(problem, file=sys.stderr)
+        return 2
     if isinstance(getattr(args, "code", None), list):
         from p2pgotg.cli_internet import given_code
 

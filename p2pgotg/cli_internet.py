@@ -37,6 +37,29 @@ def add_join_arguments(p: argparse.ArgumentParser) -> None:
                    help="STUN servers (TCP) for hole punching; 'off' for none")
 
 
+def add_top_arguments(p: argparse.ArgumentParser) -> None:
+    """`p2pgotg --stun HOST:PORT` with no command opens the start screen, which hosts and
+    joins: so the top level takes what `start` takes (kept apart, then merged)."""
+    p.add_argument("--stun", action="append", default=None, metavar="HOST:PORT",
+                   dest="top_stun", help="for the start screen: as `start --stun`")
+    p.add_argument("--no-port-map", action="store_true", dest="top_no_port_map",
+                   help="for the start screen: as `start --no-port-map`")
+
+
+def merge_top_arguments(args: argparse.Namespace) -> str | None:
+    """Give the top level's --stun and --no-port-map to the start screen (no command, or
+    `start`); an error for another command, which takes its own."""
+    given = args.top_stun is not None or args.top_no_port_map
+    if not given:
+        return None
+    if args.command not in (None, "start"):
+        return (f"--stun before a command is for the start screen: write it after the "
+                f"command (p2pgotg {args.command} ... --stun HOST:PORT)")
+    args.stun = (getattr(args, "stun", None) or []) + (args.top_stun or []) or None
+    args.no_port_map = getattr(args, "no_port_map", False) or args.top_no_port_map
+    return None
+
+
 def add_start_arguments(p: argparse.ArgumentParser) -> None:
     """The start screen hosts and joins as `host` and `join` do, so it takes their options."""
     _add_reaching_out(p, "when hosting, do not ask the router to forward a port")
@@ -84,11 +107,10 @@ def reach_options(args: argparse.Namespace, rules: str) -> Any:
 
 
 def print_offer(hosting: Any) -> None:
-    """The host's lines: `invite:`, `code:`, then what it found about its network."""
+    """The host's lines: `invite:`, then what it found about its network (the `code:`
+    line came as soon as the short code was announced, before these)."""
     for code in hosting.invites:
         print(f"invite: {code}", flush=True)
-    if hosting.short_code:
-        print(f"code: {hosting.short_code}", flush=True)
     for note in hosting.notes:
         print(f"network: {note}", flush=True)
 

@@ -12,6 +12,12 @@ do:
     home C  10.14.3.0/24  hC                      easy NAT, no port mapping
     home D  10.14.4.0/24  hD                      easy NAT + miniupnpd, behind a carrier
                                                   NAT (its WAN address is 100.64.0.2)
+    home E  10.14.5.0/24  hE                      symmetric NAT, a second one (so that a
+                                                  host and a joiner can each have one)
+
+Each home router drops what comes from the internet unasked, until ``behave(router,
+"reset")`` makes it answer with a TCP reset instead, as OpenWrt does (``behaving`` for
+a while); ``reboot(router)`` does what a router's restart can do to its mappings.
 
 The WAN uses 11.0.14.0/24, which miniupnpd counts as public (it refuses documentation
 ranges); no namespace has a route out of the bed, so nothing leaves the machine.
@@ -37,6 +43,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 WAN_NET = "11.0.14"
@@ -52,12 +59,13 @@ HOMES = {
     "B": (f"{WAN_NET}.12", "10.14.2", ["hB"], True, False, "wan"),
     "C": (f"{WAN_NET}.13", "10.14.3", ["hC"], False, False, "wan"),
     "D": ("100.64.0.2", "10.14.4", ["hD"], False, True, "cgn"),
+    "E": (f"{WAN_NET}.15", "10.14.5", ["hE"], True, False, "wan"),
 }
 CGN_WAN = f"{WAN_NET}.14"
 # The LAN alone (build_lan): a router namespace "lr" at LAN_NET.1 that runs nothing of its
 # own (the tests start fake routers there) and hosts "l1".."lN" at LAN_NET.2 and up.
 LAN_NET = "10.15.1"
-TOOLS = ("ip", "nft", "ss", "ethtool", "turnserver", "miniupnpd")
+TOOLS = ("ip", "nft", "ss", "ethtool", "turnserver", "miniupnpd", "conntrack")
 
 
 _OURS = re.compile(r"^p2g(\d+)gw\d*-")
@@ -86,20 +94,24 @@ def missing_tools() -> list[str]:
 
 
 def _router_rules(symmetric: bool, upnp: bool) -> str:
-    """Forward only what the LAN started (and, with miniupnpd, what it mapped); NAT out."""
+    """Forward only what the LAN started (and, with miniupnpd, what it mapped); NAT out.
+    Whatever else comes in from the WAN goes to the chain `unsolicited`: empty, the
+    policy drops it; a router that resets answers it (``ROUTER_BEHAVIOURS``)."""
     upnp_jump = "jump miniupnpd" if upnp else ""
-    random = " fully-random" if symmetric else ""
     return f"""
 table inet filter {{
   chain forward {{ type filter hook forward priority 0; policy drop;
     ct state established,related accept
     iifname "lan" accept
     {upnp_jump}
+    iifname "wan" jump unsolicited
   }}
   chain miniupnpd {{ }}
+  chain unsolicited {{ }}
   chain input {{ type filter hook input priority 0; policy drop;
     ct state established,related accept
     iifname != "wan" accept
+    iifname "wan" jump unsolicited
   }}
 }}
 table inet nat {{
@@ -108,12 +120,26 @@ table inet nat {{
   }}
   chain postrouting {{ type nat hook postrouting priority 100; policy accept;
     {"jump postrouting_miniupnpd" if upnp else ""}
-    oifname "wan" masquerade{random}
+    {_masquerade(symmetric)}
   }}
   chain prerouting_miniupnpd {{ }}
   chain postrouting_miniupnpd {{ }}
 }}
 """
+
+
+def _masquerade(symmetric: bool) -> str:
+    return f'oifname "wan" masquerade{" fully-random" if symmetric else ""}'
+
+
+# What a home router does with a packet from the internet that nothing inside asked for:
+# drop it in silence, or refuse it, a TCP reset for TCP and "port unreachable" for the
+# rest, as OpenWrt's firewall does by default (its wan zone REJECTs) and many home
+# routers do. Hole punching behaves differently against each (SPEC 3.8).
+ROUTER_BEHAVIOURS = {
+    "drop": "",
+    "reset": "meta l4proto tcp reject with tcp reset\n    reject with icmpx port-unreachable",
+}
 
 
 class Bed:
@@ -309,6 +335,50 @@ class Bed:
         raise RuntimeError(f"nothing listens on {proto} port {port} in {ns}")
 
     # -- looking inside ------------------------------------------------------------------
+
+    def behave(self, router: str, behaviour: str) -> None:
+        """Make a home router ("rA"...) drop or refuse ("reset") unsolicited packets."""
+        rules = ROUTER_BEHAVIOURS[behaviour]
+        self.sh("nft", "-f", "-", ns=router, input="flush chain inet filter unsolicited\n"
+                + (f"add rule inet filter unsolicited {rules}\n".replace(
+                    "\n    ", "\nadd rule inet filter unsolicited ") if rules else ""))
+
+    @contextlib.contextmanager
+    def behaving(self, behaviours: dict[str, str]) -> Iterator[None]:
+        """Routers ({"rA": "reset", ...}) behaving so for a while, then dropping again."""
+        try:
+            for router, behaviour in behaviours.items():
+                self.behave(router, behaviour)
+            yield
+        finally:
+            for router in behaviours:
+                self.behave(router, "drop")
+
+    def reboot(self, router: str, ports: tuple[int, int] = (40000, 49999)) -> None:
+        """What a home router's restart can do: every connection it tracked is forgotten,
+        and its NAT maps TCP to public ports in ``ports`` from now on, so that no mapping
+        made before holds. The NAT stays of its kind: an easy one still gives one local
+        port the same public port whatever the destination (a hash picks it in the
+        range), a symmetric one a new one for each."""
+        self._renat(router, ports)
+
+    def restore(self, router: str) -> None:
+        """Undo ``reboot``: the router's NAT as the bed built it, with no connection kept."""
+        self._renat(router, None)
+
+    def _renat(self, router: str, ports: tuple[int, int] | None) -> None:
+        home = HOMES[router.removeprefix("r")]
+        symmetric, upnp = home[3], home[4]
+        rules = ["flush chain inet nat postrouting"]
+        if upnp:
+            rules.append("add rule inet nat postrouting jump postrouting_miniupnpd")
+        if ports is not None:
+            rules.append(f'add rule inet nat postrouting oifname "wan" meta l4proto tcp '
+                         f"masquerade to :{ports[0]}-{ports[1]}"
+                         f"{' fully-random' if symmetric else ''}")
+        rules.append(f"add rule inet nat postrouting {_masquerade(symmetric)}")
+        self.sh("nft", "-f", "-", ns=router, input="\n".join(rules) + "\n")
+        self.sh("conntrack", "-F", ns=router, check=False)  # (exit 1 when it had none)
 
     def mapped_ports(self, router: str) -> str:
         """The router's miniupnpd forwarding rules, as nft lists them."""

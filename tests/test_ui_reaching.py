@@ -121,6 +121,11 @@ def test_the_start_screen_says_what_is_wrong_with_a_short_code() -> None:
     (["start"], [parse_server(s) for s in DEFAULT_SERVERS]),
     (["start", "--stun", "203.0.113.9:3478"], [("203.0.113.9", 3478)]),
     (["start", "--stun", "off", "--no-port-map"], []),
+    # the start screen's own command is no command at all (issue 27: this was refused)
+    (["--stun", "203.0.113.9:3478", "--stun", "198.51.100.4"],
+     [("203.0.113.9", 3478), ("198.51.100.4", 3478)]),
+    (["--stun", "off", "--no-port-map"], []),
+    (["--stun", "203.0.113.9:3478", "start"], [("203.0.113.9", 3478)]),
     (["join", "7-crossover-clockwork"], [parse_server(s) for s in DEFAULT_SERVERS]),
 ])
 def test_the_start_screen_reaches_out_as_join_and_host_do(argv, servers, monkeypatch) -> None:
@@ -135,6 +140,11 @@ def test_the_start_screen_reaches_out_as_join_and_host_do(argv, servers, monkeyp
         assert isinstance(launch.reach, ReachOptions)
         assert launch.reach.stun_servers == servers
         assert launch.reach.port_mapping is ("--no-port-map" not in argv)
+
+
+def test_stun_before_a_command_other_than_the_start_screen_is_refused(capsys) -> None:
+    assert cli.main(["--stun", "203.0.113.9:3478", "verify", "x.gtr"]) == 2
+    assert "--stun before a command" in capsys.readouterr().err
 
 
 def test_a_bad_stun_server_for_the_start_screen_is_refused(monkeypatch, capsys) -> None:

@@ -23,6 +23,8 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.games import module_of
+from p2pgotg.net import rendezvous
+from p2pgotg.net._stream import abort_on_close
 from p2pgotg.net.admission import (
     AdmissionLimits,
     Gate,
@@ -35,9 +37,9 @@ from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.games import resume_session, unfinished_games
 from p2pgotg.net.invite import Invite, reachable_addresses
-from p2pgotg.net.pake_link import is_pake_frame
+from p2pgotg.net.pake_link import ShortCodeGate, is_pake_frame
 from p2pgotg.net.player_name import shown_name
-from p2pgotg.net.reach import Offer, ReachOptions, offer
+from p2pgotg.net.reach import ReachOptions, offer
 from p2pgotg.net.seat import SeatRunner
 from p2pgotg.net.session import (
     GameSession,
@@ -89,9 +91,14 @@ async def host_game(
     run_seat: SeatRunner,
     *,
     on_status: Callable[[str], None] = lambda s: None,
+    on_invite: Callable[[str], None] = lambda code: None,
+    on_short_code: Callable[[str], None] = lambda code: None,
     task_status: trio.TaskStatus[Hosting] = trio.TASK_STATUS_IGNORED,
 ) -> GameSession:
-    """Host one game to its end (verdict or violation) and return its session."""
+    """Host one game to its end (verdict or violation) and return its session.
+    ``on_invite`` gets a new invite code for the same game when the one reported at the
+    start no longer reaches us (our public mapping moved: SPEC 3.8); ``on_short_code`` the
+    LAN short code as soon as it is announced, before the invite is ready (SPEC 3.7)."""
     fingerprint = certificate_fingerprint(config.tls_cert)
     pin = public_key_pin(config.tls_cert)
     session: GameSession | None = None
@@ -116,7 +123,7 @@ async def host_game(
     strangers = Gate(config.admission)  # (connections not yet admitted)
     live: list[LiveConnection] = []  # the joiner's connection, while there is one
     finished = trio.Event()
-    offered: list[Offer] = []
+    gates: list[ShortCodeGate] = []  # the short code's, from the moment it is shown
 
     async def handler(stream: trio.SSLStream, ticket: Ticket) -> None:
         nonlocal session
@@ -126,7 +133,7 @@ async def host_game(
             with trio.fail_at(min(trio.current_time() + config.limits.handshake,
                                   ticket.pregame_deadline)):
                 first = await channel.receive()
-                gate = offered[0].gate if offered else None
+                gate = gates[0] if gates else None
                 if is_pake_frame(first):
                     if gate is None:
                         raise SessionError("this host has no short code: use its invite code")
@@ -216,6 +223,8 @@ async def host_game(
             with me.scope:
                 await current.run_connection(channel, have)
         except (NetError, SessionError) as exc:
+            if isinstance(exc, NetError):  # (lost: its addresses may be punched again)
+                abort_on_close(stream)
             on_status(lost_words(exc, current))
         finally:
             lift.cancel()
@@ -242,10 +251,18 @@ async def host_game(
                         return
                     await serve_one(tcp, ticket, handler, context)
 
+                def joiner_away() -> bool:
+                    return (session is not None and session.peer.flow.game_id is not None
+                            and not live and not finished.is_set() and not session.finished)
+
+                def short_code_up(code: str, gate: ShortCodeGate) -> None:
+                    gates.append(gate)  # (before anyone can read the code)
+                    on_short_code(code)
+
                 found = await nursery.start(partial(
                     offer, config.reach, port, config.bind, pin, join_secret, fingerprint,
-                    accept_punched, on_status=on_status))
-                offered.append(found)
+                    accept_punched, on_status=on_status, on_invite=on_invite,
+                    on_short_code=short_code_up, away=joiner_away))
                 task_status.started(Hosting(port, [found.invite], found.short_code,
                                             found.notes))
             else:
@@ -278,6 +295,8 @@ async def host_game(
     finally:  # (cancelled too: the transcript file is closed, never left open)
         if session is not None:
             session.close()
+            if config.reach is not None and session.finished:  # (nothing to punch back to)
+                rendezvous.forget(config.reach.data_dir, join_secret, HOST)
     assert session is not None
     return session
 

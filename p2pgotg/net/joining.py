@@ -8,12 +8,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol, runtime_checkable
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import equal
 from p2pgotg.games import module_for
+from p2pgotg.net._stream import abort_on_close
 from p2pgotg.net.errors import (
     ConnectFailedError,
     HandshakeTimeoutError,
@@ -54,13 +56,30 @@ class JoinConfig:
     name: str | None = None  # ours, sent in `hi` (SPEC 3.4): a label the host shows
 
 
+class NoPathError(SessionError):
+    """No path to the host can be made from here, whatever anyone does now (a NAT that
+    rules punching out: SPEC 3.8). Final for a new game, so the person hears it at once;
+    for a game already held, a host to wait for (join_game keeps trying)."""
+
+
+@runtime_checkable
+class Resumable(Protocol):
+    """An opener that wants to know when join_game resumed a saved game (racing's)."""
+
+    def resuming(self) -> None: ...
+
+
 #: What a joiner holding a game says when a reconnection shows a key other than the pin's.
 PIN_MISMATCH_WORDS = ("the host's key does not match the invite: someone between you and "
                       "the host may be pretending to be it (nothing was sent to them)")
 
 
-def no_answer_words(invite: Invite) -> str:
-    """What to tell a joiner whose host does not answer (nothing ever connected)."""
+def no_answer_words(invite: Invite, exc: NetError | None = None) -> str:
+    """What to tell a joiner whose host does not answer (nothing ever connected): what the
+    race found when it tried more than one address (every candidate, STUN, punching),
+    else the one address."""
+    if len(invite.all_candidates()) > 1 and exc is not None and exc.detail:
+        return f"the host cannot be reached: {exc.detail}"
     return (f"no host answers at {invite.address}:{invite.port} (is it running? is this the "
             "code of this game?)")
 
@@ -83,6 +102,8 @@ async def join_game(
                 session = resume_session(saved, config.key, bytes(32), limits)
                 session.on_claim = _about_the_host(on_status)
                 on_status(f"resuming the unfinished game saved in {saved.path.name}")
+                if isinstance(config.opener, Resumable):
+                    config.opener.resuming()
                 break
     delay = limits.retry[0]
     fatal: SessionError | None = None  # raised once the nursery is closed, not inside it
@@ -111,7 +132,8 @@ async def join_game(
                     on_status(f"{PIN_MISMATCH_WORDS}; trying again in {delay:g} s")
                 except SessionError as exc:
                     answered = True
-                    if exc.fatal:
+                    held = box[0] is not None and box[0].peer.flow.game_id is not None
+                    if exc.fatal and not (held and isinstance(exc, NoPathError)):
                         fatal = exc
                         break
                     on_status(lost_words(exc, box[0]))
@@ -120,11 +142,12 @@ async def join_game(
                         left = started + config.give_up - trio.current_time()
                         if left <= 0:
                             fatal = SessionError(
-                                f"{no_answer_words(invite)}: gave up after "
+                                f"{no_answer_words(invite, exc)}: gave up after "
                                 f"{config.give_up:g} s. Check that the host is running and "
                                 "shows this code, then run the same command again")
                             break
-                        await _count_down(on_status, no_answer_words(invite), delay, left)
+                        await _count_down(on_status, no_answer_words(invite, exc), delay,
+                                          left)
                         delay = min(delay * 2, limits.retry[1])
                         continue
                     on_status(lost_words(exc, box[0]))
@@ -245,7 +268,11 @@ async def _one_connection(
             nursery.start_soon(run_seat, session)
         session.note_peer_name(shown_name(ok.name))
         on_status("connected to the host")
-        await session.run_connection(channel, peer_has)
+        try:
+            await session.run_connection(channel, peer_has)
+        except NetError:  # (lost: its addresses may be punched again at once)
+            abort_on_close(stream)
+            raise
     finally:
         with trio.move_on_after(2):
             await channel.aclose()

@@ -40,6 +40,7 @@ LOOKUP_TIME = 1.0  # seconds one name missing from the cache may be asked about
 MAX_LOOKUPS = 8  # names asked about at once
 MAX_ASKED = 32  # names asked about in one look, in all
 MAX_ADDRESSES = 8  # addresses of one announcement that are kept
+REGISTER_TIMEOUT = 5.0  # seconds for probing and taking the name (the host waits ANNOUNCE_WAIT)
 _INSTANCE = re.compile(r"p2pgotg game ([1-9][0-9]?) on ", re.ASCII)
 _NUMBER = re.compile(r"[1-9][0-9]?", re.ASCII)
 
@@ -74,9 +75,16 @@ async def announced(number: int, port: int, addresses: list[str], rules: str,
                        server=f"{host}.local.")
 
     def register() -> Zeroconf:
+        """Probe for the name (RFC 6762 8.1) and take it: from then on queries for it are
+        answered. The three unsolicited announcements that follow go on in zeroconf's
+        own loop; waiting for them, as `register_service` does, kept the short code off
+        the host's screen about half a second longer for nothing."""
         zc = _zeroconf()
         try:
-            zc.register_service(info, allow_name_change=True)
+            assert zc.loop is not None
+            asyncio.run_coroutine_threadsafe(
+                zc.async_register_service(info, allow_name_change=True), zc.loop,
+            ).result(REGISTER_TIMEOUT)
         except BaseException:
             zc.close()
             raise

@@ -10,6 +10,7 @@ says so at once, with what to do instead, rather than leave anyone waiting.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import secrets
 import time
@@ -19,12 +20,13 @@ from dataclasses import dataclass, field
 import trio
 
 from p2pgotg.net import stun_client
-from p2pgotg.net._stream import close_quietly
+from p2pgotg.net._stream import abort_on_close, close_quietly
 from p2pgotg.net.errors import ConnectFailedError, NetError, PinMismatchError
 from p2pgotg.net.invite import NAT_EASY, NAT_NAMES, NAT_NONE, NAT_SYMMETRIC, Invite
-from p2pgotg.net.punch import PunchFailed, simultaneous_open
-from p2pgotg.net.reuse import PortReservation
-from p2pgotg.net.session import SessionError, Timeouts
+from p2pgotg.net.joining import NoPathError
+from p2pgotg.net.punch import PunchFailed, PunchPort, punch_port
+from p2pgotg.net.rendezvous import stable_port
+from p2pgotg.net.session import Timeouts
 from p2pgotg.net.tls import (
     client_context,
     handshake,
@@ -32,6 +34,7 @@ from p2pgotg.net.tls import (
     peer_certificate,
     public_key_pin,
 )
+from p2pgotg.protocol import JOINER
 from p2pgotg.reach.candidates import PUNCH, Candidate
 from p2pgotg.reach.reply_code import ReplyCode
 from p2pgotg.reach.shortcode import ShortCode, looks_like_short_code
@@ -40,6 +43,9 @@ DIRECT_TIMEOUT = 3.0  # seconds for one direct candidate's TCP connect
 STAGGER = 0.25
 REPLY_WAIT = 120.0  # how long the joiner punches after showing its reply code
 REPLY_AFTER = 0.5  # show the reply code once direct attempts have had this long
+#: On a game held, the host punches back to where we were: a reply code is shown only
+#: when that has not connected within this long (our mapping may have moved).
+REPUNCH_WAIT = 4.0
 
 Opener = Callable[[], Awaitable[trio.SSLStream]]
 
@@ -69,26 +75,40 @@ async def pinned_tls(tcp: trio.SocketStream, pin: bytes, timeout: float,
     return stream
 
 
-def race_opener(invite: Invite, reach: JoinReach | None, limits: Timeouts,
-                on_status: Callable[[str], None] = lambda s: None) -> Opener:
+class RaceOpener:
     """An opener for join_game: each call races the invite's candidates afresh. Only the
-    first call may fail for good (a NAT that rules punching out); once connected, a failure
-    is a dropped host to wait for, as join_game does."""
-    connected = [False]
+    first connection of a new game may fail for good (a NAT that rules punching out); once
+    a game is held (connected before, or resumed from its file: ``resuming``), a failure
+    is a dropped host to wait for, as join_game does, and the host may be punching back
+    to us, so a reply code is shown only after it had a chance (SPEC 3.8)."""
 
-    async def open_one() -> trio.SSLStream:
-        stream = await race(invite, reach, limits, on_status, first=not connected[0])
-        connected[0] = True
+    def __init__(self, invite: Invite, reach: JoinReach | None, limits: Timeouts,
+                 on_status: Callable[[str], None]) -> None:
+        self.invite, self.reach, self.limits, self.on_status = invite, reach, limits, on_status
+        self.held = False
+
+    def resuming(self) -> None:
+        """join_game resumed a saved game of this invite."""
+        self.held = True
+
+    async def __call__(self) -> trio.SSLStream:
+        stream = await race(self.invite, self.reach, self.limits, self.on_status,
+                            first=not self.held)
+        self.held = True
         return stream
 
-    return open_one
+
+def race_opener(invite: Invite, reach: JoinReach | None, limits: Timeouts,
+                on_status: Callable[[str], None] = lambda s: None) -> RaceOpener:
+    """The joiner's opener for a v2 invite (RaceOpener)."""
+    return RaceOpener(invite, reach, limits, on_status)
 
 
 async def race(invite: Invite, reach: JoinReach | None, limits: Timeouts,
                on_status: Callable[[str], None], first: bool = True) -> trio.SSLStream:
-    """The first pinned TLS stream to the host. SessionError (fatal) when ``first`` and the
-    NATs rule punching out, so the person hears it at once; ConnectFailedError (retried by
-    join_game) for anything else."""
+    """The first pinned TLS stream to the host. NoPathError when ``first`` and the NATs
+    rule punching out, so the person hears it at once; ConnectFailedError (retried by
+    join_game) for anything else, with words that say why and what would help."""
     candidates = invite.all_candidates()
     direct = [c for c in candidates if c.direct]
     targets = [c for c in candidates if c.kind == PUNCH]
@@ -136,38 +156,16 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Timeouts,
             if invite.nat == NAT_SYMMETRIC:
                 verdict.append(_host_cannot(invite.nat))
             return
-        reservation = await PortReservation.new()
-        try:
-            probe = await stun_client.probe(reach.stun_servers, reservation.port, [])
-            with trio.move_on_after(REPLY_AFTER):
-                await direct_done.wait()  # a LAN address answers at once: no reply code
-            if probe.nat == NAT_SYMMETRIC:
-                verdict.append("your NAT is symmetric (it gives each destination a new public "
-                               "port), so hole punching cannot work")
-                return
-            if probe.mapped is None or probe.nat not in (NAT_EASY, NAT_NONE):
-                punch_reason.append("no STUN server answered you, so your public address is "
-                                    "unknown" + (f" ({probe.notes[0]})" if probe.notes else ""))
-                return
-            reply = ReplyCode.make([Candidate(PUNCH, probe.mapped[0], probe.mapped[1])],
-                                   int(time.time()), secrets.token_bytes(8), invite.secret)
-            on_status("the host cannot be reached directly: send this reply code to the "
-                      "host, who takes it on their screen (key r) or with `p2pgotg host "
-                      f"--reply CODE` (waiting up to "
-                      f"{reach.reply_wait:g} s)")
-            reach.on_reply_code(reply.encode())
-            tcp = await simultaneous_open(reservation.port, targets,
-                                          trio.current_time() + reach.reply_wait)
-        except PunchFailed:
-            punch_reason.append(f"the host did not punch through within {reach.reply_wait:g} s "
-                                "(did it take the reply code?)")
+        async with punch_port(stable_port(invite.secret, JOINER)) as port:
+            tcp = await _punch(port)
+        if tcp is None:
             return
-        finally:
-            reservation.close()
         on_status("connected through the NATs")
         where = f"{targets[0].address}:{targets[0].port}"
+        abort_on_close(tcp)  # (should TLS fail, the next punch needs these addresses)
         try:
             stream = await pinned_tls(tcp, invite.pin, limits.handshake, where)
+            abort_on_close(tcp, abort=False)
         except PinMismatchError as exc:
             mismatches.append(exc)
             return
@@ -176,6 +174,48 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Timeouts,
             return
         if not won(stream, nursery):
             await close_quietly(stream)
+
+    async def _punch(port: PunchPort) -> trio.SocketStream | None:
+        """Punch to the host from our stable port; show a fresh reply code for the host
+        (at once on a new game; on a game held, once punching back has had its chance)."""
+        assert reach is not None
+        probe = await stun_client.probe(reach.stun_servers, port.port, [])
+        with trio.move_on_after(REPLY_AFTER):
+            await direct_done.wait()  # a LAN address answers at once: no reply code
+        if probe.nat == NAT_SYMMETRIC:
+            verdict.append("your NAT is symmetric (it gives each destination a new public "
+                           "port), so hole punching cannot work")
+            return None
+        if probe.mapped is None or probe.nat not in (NAT_EASY, NAT_NONE):
+            punch_reason.append(no_stun_words(probe.notes, bool(reach.stun_servers)))
+            if first:  # (no reply code can be made, and the host knows nothing of us)
+                return None
+            reply = None
+        else:
+            reply = ReplyCode.make([Candidate(PUNCH, probe.mapped[0], probe.mapped[1])],
+                                   int(time.time()), secrets.token_bytes(8), invite.secret)
+
+        async def show_reply(delay: float) -> None:
+            assert reach is not None and reply is not None
+            await trio.sleep(delay)
+            on_status("the host cannot be reached directly: send this reply code to the "
+                      "host, who takes it on their screen (key r) or with `p2pgotg host "
+                      f"--reply CODE` (waiting up to {reach.reply_wait:g} s)")
+            reach.on_reply_code(reply.encode())
+
+        tcp: trio.SocketStream | None = None
+        async with trio.open_nursery() as showing:
+            if reply is not None:
+                showing.start_soon(show_reply, 0 if first else REPUNCH_WAIT)
+            with contextlib.suppress(PunchFailed):  # (said below)
+                tcp = await port.punch(targets, trio.current_time() + reach.reply_wait)
+            showing.cancel_scope.cancel()
+        if tcp is None:
+            punch_reason.append(f"the host did not punch through within {reach.reply_wait:g} "
+                                "s. Next: send the host a fresh reply code (they take it "
+                                "with key r or `p2pgotg host --reply CODE`) as soon as it "
+                                "shows")
+        return tcp
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(all_direct, nursery)
@@ -189,11 +229,26 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Timeouts,
     if not targets and invite.nat == NAT_SYMMETRIC and invite.candidates:
         verdict.append(_host_cannot(invite.nat))
     if first and verdict:
-        raise SessionError(
-            f"could not reach the host directly ({tried}), and {verdict[0]}. "
-            "What to do: ask the host to forward a TCP port on their router (their invite "
-            "will then work), or host the game yourself if your router maps ports")
-    raise ConnectFailedError(tried + (f"; {punch_reason[0]}" if punch_reason else ""))
+        raise NoPathError(
+            f"{verdict[0][:1].upper()}{verdict[0][1:]}, and the host did not answer "
+            f"directly either ({tried}). What to do: ask the host to forward a TCP port on "
+            "their router (their invite will then work), or host the game yourself if your "
+            "router maps ports")
+    if punch_reason:  # (the reason that matters first: a LAN address of the host's that
+        # does not answer from elsewhere is no news)
+        raise ConnectFailedError(f"{punch_reason[0]} (tried directly: {tried})")
+    raise ConnectFailedError(tried)
+
+
+def no_stun_words(notes: tuple[str, ...], asked: bool) -> str:
+    """Why the joiner could make no reply code, and what would help."""
+    if not asked:
+        return ("no reply code could be made: no STUN server was asked (--stun off), so "
+                "your public address is unknown. Leave out --stun off, or pass a STUN "
+                "server you can reach: --stun HOST:PORT")
+    why = f" ({notes[0]})" if notes else ""
+    return ("no reply code could be made: no STUN server answered you, so your public "
+            f"address is unknown{why}. Pass a STUN server you can reach: --stun HOST:PORT")
 
 
 def _host_cannot(nat: int) -> str:

@@ -9,6 +9,7 @@ and the announcement up, punches when a reply code comes, and undoes it all at t
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import secrets
 import time
@@ -19,6 +20,7 @@ from pathlib import Path
 import trio
 
 from p2pgotg.net import lan, portmap, stun_client
+from p2pgotg.net.hostpunch import PUNCH_TIME, HostPuncher
 from p2pgotg.net.invite import (
     NAT_EASY,
     NAT_NONE,
@@ -28,14 +30,13 @@ from p2pgotg.net.invite import (
     reachable_addresses,
 )
 from p2pgotg.net.pake_link import ShortCodeGate
-from p2pgotg.net.punch import PunchFailed, simultaneous_open
+from p2pgotg.net.punch import PunchFailed, PunchPort, punch_port
+from p2pgotg.net.rendezvous import stable_port
 from p2pgotg.net.reply_inbox import serve_inbox
-from p2pgotg.net.reuse import PortReservation
+from p2pgotg.protocol import HOST
 from p2pgotg.reach.candidates import LAN, MAPPED, MAX_CANDIDATES, PUNCH, Candidate
 from p2pgotg.reach.reply_code import ReplyCode, ReplyCodeError
 from p2pgotg.reach.shortcode import MAX_NUMBER, ShortCode
-
-PUNCH_TIME = 10.0  # seconds the host punches after taking a reply code
 
 
 @dataclass
@@ -71,8 +72,10 @@ def _lan_candidates(bind: str | None, port: int) -> list[Candidate]:
 
 
 def describe(nat: int, mapping: portmap.PortMapping | None,
-             mapped: tuple[str, int] | None, port: int, router_private: bool) -> list[str]:
-    """The plain sentences of SPEC 3.8: reachable, punchable, or neither and what to do."""
+             mapped: tuple[str, int] | None, port: int, router_private: bool,
+             stun_asked: bool = True) -> list[str]:
+    """The plain sentences of SPEC 3.8: reachable, punchable, or neither and what to do.
+    ``stun_asked``: whether any STUN server was asked at all (`--stun off` asks none)."""
     if mapping is not None and mapping.public:
         return [f"reachable from the internet at {mapping.external_address}:"
                 f"{mapping.external_port} (your router forwards it: {mapping.method})"]
@@ -96,6 +99,11 @@ def describe(nat: int, mapping: portmap.PortMapping | None,
         return ["behind a symmetric NAT, where a direct connection is unlikely: hole "
                 f"punching cannot work. Forward TCP port {port} on your router to this "
                 "computer, or let the other player host"]
+    if not stun_asked:
+        return ["no STUN server was asked (--stun off), so this computer's internet address "
+                "is unknown and only players on this network can join (with the short code "
+                f"or the invite code); for the internet, forward TCP port {port} on your "
+                "router, or leave out --stun off"]
     return ["no STUN server answered, so only players on this network can join (with the "
             "short code or the invite code); for the internet, forward TCP port "
             f"{port} on your router or pass --stun HOST:PORT"]
@@ -104,16 +112,35 @@ def describe(nat: int, mapping: portmap.PortMapping | None,
 async def offer(opts: ReachOptions, port: int, bind: str | None, pin: bytes, secret: bytes,
                 fingerprint: bytes, accept: Accept, *,
                 on_status: Callable[[str], None] = lambda s: None,
+                on_invite: Callable[[str], None] = lambda code: None,
+                on_short_code: Callable[[str, ShortCodeGate], None] = lambda c, g: None,
+                away: Callable[[], bool] = lambda: False,
                 task_status: trio.TaskStatus[Offer] = trio.TASK_STATUS_IGNORED) -> None:
     """Gather the candidates, report the Offer, then serve until cancelled.
 
     The short code is announced on the LAN while STUN and the router are asked, and it is
-    reported only once the announcement is up (multicast DNS probes for about a second
-    first): a code shown before that would send an early joiner away with "no game
-    numbered N", and a code that could not be announced at all is not shown."""
+    reported (``on_short_code``, with the gate that checks it) the moment the announcement
+    is up (multicast DNS probes for about a second first), without waiting for them: a
+    code shown before that would send an early joiner away with "no game numbered N", and
+    a code that could not be announced at all is not shown.
+
+    ``away()`` says whether a joiner that came in is away now: the host then punches back
+    to where a punched joiner was last (hostpunch.py). ``on_invite`` gets the new invite
+    code when our public mapping moved meanwhile."""
+    async with contextlib.AsyncExitStack() as stack:
+        punching = await stack.enter_async_context(
+            punch_port(stable_port(secret, HOST))) if opts.stun_servers else None
+        await _serve(opts, port, bind, pin, secret, fingerprint, accept, punching, on_status,
+                     on_invite, on_short_code, away, task_status)
+
+
+async def _serve(opts: ReachOptions, port: int, bind: str | None, pin: bytes, secret: bytes,
+                 fingerprint: bytes, accept: Accept, punching: PunchPort | None,
+                 on_status: Callable[[str], None], on_invite: Callable[[str], None],
+                 on_short_code: Callable[[str, ShortCodeGate], None],
+                 away: Callable[[], bool], task_status: trio.TaskStatus[Offer]) -> None:
     notes: list[str] = []
     lan_candidates = _lan_candidates(bind, port)
-    reservation = await PortReservation.new() if opts.stun_servers else None
     probe = stun_client.NatProbe(NAT_UNKNOWN, None)
     mapping: portmap.PortMapping | None = None
     router_notes: list[str] = []
@@ -124,96 +151,120 @@ async def offer(opts: ReachOptions, port: int, bind: str | None, pin: bytes, sec
 
     async def do_probe() -> None:
         nonlocal probe
-        assert reservation is not None
-        probe = await stun_client.probe(opts.stun_servers, reservation.port,
+        assert punching is not None
+        probe = await stun_client.probe(opts.stun_servers, punching.port,
                                         [c.address for c in lan_candidates])
 
     async def do_map() -> None:
         nonlocal mapping
         mapping = await portmap.map_port(port, on_note=router_notes.append)
 
-    try:
-        async with trio.open_nursery() as serving:
-            announced = False
-            gathering: list[Callable[[], Awaitable[None]]] = []
-            if reservation is not None:
-                gathering.append(do_probe)
-            if opts.port_mapping:
-                gathering.append(do_map)
-            if short is not None:
-                announced = await _start_announcing(
-                    serving, short.number, port, [c.address for c in lan_candidates],
-                    opts.rules, gathering)
-            else:
-                async with trio.open_nursery() as gather:
-                    for task in gathering:
-                        gather.start_soon(task)
-            if not announced:
-                short = None
-            router_private = any("no public address" in n or "does not know its internet" in n
-                                 for n in router_notes)
-            candidates = list(lan_candidates)
-            if mapping is not None and mapping.public:
-                candidates.insert(0, Candidate(MAPPED, mapping.external_address,
-                                               mapping.external_port))
-            punchable = probe.nat == NAT_EASY and probe.mapped is not None
-            if punchable and probe.mapped is not None:
-                candidates.append(Candidate(PUNCH, probe.mapped[0], probe.mapped[1]))
-            if not candidates:
-                candidates = [Candidate(LAN, "127.0.0.1", port)]
-            candidates = _keep(candidates)
-            notes.extend(describe(probe.nat, mapping, probe.mapped, port, router_private))
-            if mapping is None and router_notes and opts.port_mapping:
-                notes.append("port mapping: " + "; ".join(dict.fromkeys(router_notes)))
-            notes.extend(probe.notes)
-            invite = Invite.v2(candidates, pin, secret, probe.nat)
-            gate = ShortCodeGate(short, fingerprint, secret, on_status) if short else None
-            used: set[bytes] = set()
+    async with trio.open_nursery() as serving:
+        announced = False
+        gathering: list[Callable[[], Awaitable[None]]] = []
+        if punching is not None:
+            gathering.append(do_probe)
+        if opts.port_mapping:
+            gathering.append(do_map)
+        gate = ShortCodeGate(short, fingerprint, secret, on_status) if short else None
+        if short is not None and gate is not None:
+            code, ready = str(short), gate
+            announced = await _start_announcing(
+                serving, short.number, port, [c.address for c in lan_candidates],
+                opts.rules, gathering, lambda: on_short_code(code, ready))
+        else:
+            async with trio.open_nursery() as gather:
+                for task in gathering:
+                    gather.start_soon(task)
+        if not announced:
+            short = None
+        router_private = any("no public address" in n or "does not know its internet" in n
+                             for n in router_notes)
+        candidates = list(lan_candidates)
+        if mapping is not None and mapping.public:
+            candidates.insert(0, Candidate(MAPPED, mapping.external_address,
+                                           mapping.external_port))
+        punchable = probe.nat == NAT_EASY and probe.mapped is not None
+        public = Candidate(PUNCH, *probe.mapped) if punchable and probe.mapped else None
+        if public is not None:
+            candidates.append(public)
+        if not candidates:
+            candidates = [Candidate(LAN, "127.0.0.1", port)]
+        candidates = _keep(candidates)
+        stun_asked = bool(opts.stun_servers)
+        notes.extend(describe(probe.nat, mapping, probe.mapped, port, router_private,
+                              stun_asked))
+        if mapping is None and router_notes and opts.port_mapping:
+            notes.append("port mapping: " + "; ".join(dict.fromkeys(router_notes)))
+        notes.extend(probe.notes)
+        invite = Invite.v2(candidates, pin, secret, probe.nat)
+        if short is None:
+            gate = None
+        puncher = HostPuncher(punching, opts.data_dir, secret, opts.stun_servers, accept,
+                              serving, on_status, public) if punching is not None else None
+        used: set[bytes] = set()
 
-            async def take_reply(code: str, say: Callable[[str], None]) -> None:
-                try:
-                    reply = ReplyCode.decode(code)
-                    reply.verify(secret, time.time())
-                    if reply.nonce in used:
-                        raise ReplyCodeError("this reply code was already used: ask for a "
-                                             "fresh one")
-                    if not all(c.kind == PUNCH for c in reply.candidates):
-                        raise ReplyCodeError("this reply code lists no public address to "
-                                             "punch to")
-                except ReplyCodeError as exc:
-                    on_status(f"a reply code was refused: {exc}")
-                    say(f"error: {exc}")
-                    return
-                used.add(reply.nonce)
-                if not punchable or reservation is None:
-                    why = describe(probe.nat, mapping, probe.mapped, port, router_private)[0]
-                    say(f"error: this host cannot punch through its NAT: it is {why}")
-                    return
-                shown = ", ".join(str(c) for c in reply.candidates)
-                on_status(f"punching through the NATs to {shown}")
-                say(f"punching through the NATs to {shown} (up to {PUNCH_TIME:g} s)")
-                try:
-                    stream = await simultaneous_open(reservation.port, list(reply.candidates),
-                                                     trio.current_time() + PUNCH_TIME)
-                except PunchFailed as exc:
-                    on_status(f"hole punching failed: {exc}")
-                    say(f"error: hole punching failed: {exc}; one of the NATs may be "
-                        "symmetric, or the joiner stopped waiting")
-                    return
-                serving.start_soon(accept, stream)
-                say("ok: connected through the NATs; the game goes on in the host's window")
+        async def take_reply(code: str, say: Callable[[str], None]) -> None:
+            try:
+                reply = ReplyCode.decode(code)
+                reply.verify(secret, time.time())
+                if reply.nonce in used:
+                    raise ReplyCodeError("this reply code was already used: ask for a "
+                                         "fresh one")
+                if not all(c.kind == PUNCH for c in reply.candidates):
+                    raise ReplyCodeError("this reply code lists no public address to "
+                                         "punch to")
+            except ReplyCodeError as exc:
+                on_status(f"a reply code was refused: {exc}")
+                say(f"error: {exc}")
+                return
+            used.add(reply.nonce)
+            if not punchable or puncher is None:
+                why = describe(probe.nat, mapping, probe.mapped, port, router_private,
+                               stun_asked)[0]
+                say(f"error: this host cannot punch through its NAT: it is {why}")
+                return
+            shown = ", ".join(str(c) for c in reply.candidates)
+            on_status(f"punching through the NATs to {shown}")
+            say(f"punching through the NATs to {shown} (up to {PUNCH_TIME:g} s)")
+            try:
+                await puncher.to_reply(list(reply.candidates))
+            except PunchFailed as exc:
+                words = punch_failed_words(str(exc), port)
+                on_status(words)
+                say(f"error: {words}")
+                return
+            say("ok: connected through the NATs; the game goes on in the host's window")
 
-            inbox_problem = await serving.start(serve_inbox, opts.data_dir, take_reply)
-            if inbox_problem is not None:
-                notes.append(f"reply codes cannot be taken here: {inbox_problem}")
-            if mapping is not None:
-                serving.start_soon(_keep_mapping, mapping, on_status)
-            task_status.started(Offer(invite.encode(), str(short) if short else None, notes,
-                                      gate))
-            await trio.sleep_forever()
-    finally:
-        if reservation is not None:
-            reservation.close()
+        def moved(now: Candidate) -> None:
+            nonlocal invite
+            invite = Invite.v2(_keep([c for c in invite.candidates if c.kind != PUNCH]
+                                     + [now]), pin, secret, NAT_EASY)
+            on_status(f"your public address for hole punching is now {now.address}:"
+                      f"{now.port} (your router restarted?): the other player's invite "
+                      "code no longer reaches you. Give them the new one below: they stop "
+                      "their program and join with it, and the game resumes")
+            on_invite(invite.encode())
+
+        inbox_problem = await serving.start(serve_inbox, opts.data_dir, take_reply)
+        if inbox_problem is not None:
+            notes.append(f"reply codes cannot be taken here: {inbox_problem}")
+        if mapping is not None:
+            serving.start_soon(_keep_mapping, mapping, on_status)
+        if puncher is not None and punchable:
+            serving.start_soon(puncher.punch_back, away, moved)
+        task_status.started(Offer(invite.encode(), str(short) if short else None, notes,
+                                  gate))
+        await trio.sleep_forever()
+
+
+def punch_failed_words(why: str, port: int) -> str:
+    """What the host says when punching to a reply code did not connect, and what next."""
+    return (f"hole punching failed: {why} within {PUNCH_TIME:g} s. Next: ask the other "
+            "player for a fresh reply code and take it at once (they may have stopped "
+            "waiting); if that fails too, one of the two routers does not let punching "
+            f"through: forward TCP port {port} on your router to this computer (the invite "
+            "then works directly), or let the other player host")
 
 
 def _keep(candidates: list[Candidate]) -> list[Candidate]:
@@ -235,9 +286,11 @@ ANNOUNCE_WAIT = 5.0  # seconds to wait for the LAN announcement before showing n
 
 async def _start_announcing(nursery: trio.Nursery, number: int, port: int,
                             addresses: list[str], rules: str,
-                            gathering: list[Callable[[], Awaitable[None]]]) -> bool:
+                            gathering: list[Callable[[], Awaitable[None]]],
+                            on_up: Callable[[], None]) -> bool:
     """Announce the game in ``nursery`` (for as long as it runs) while ``gathering`` runs;
-    whether the announcement is up once both are done."""
+    ``on_up`` the moment the announcement is up (the short code can be shown then, before
+    STUN and the router have answered); whether it is up once both are done."""
     up = trio.Event()
     result: list[bool] = []
     scope = trio.CancelScope()
@@ -248,6 +301,7 @@ async def _start_announcing(nursery: trio.Nursery, number: int, port: int,
                 result.append(ok)
                 up.set()
                 if ok:
+                    on_up()
                     await trio.sleep_forever()
 
     nursery.start_soon(announce)

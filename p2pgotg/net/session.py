@@ -561,6 +561,20 @@ class GameSession(Generic[P]):
             return "audit" if self.peer.flow.is_over else "abandoned"
         return None
 
+    def claim_due(self, now: float) -> float | None:
+        """When, by our reading, the game is claimed for us should the peer stay as it is:
+        its next deadline, or, while it is away, the moment its away time reaches the
+        abandonment limit; None while it owes nothing (SPEC 3.6). For a countdown."""
+        if self.done or self._owed is None or self.peer.flow.game_id is None:
+            return None
+        moments = []
+        due = self.deadline(now)
+        if due is not None:
+            moments.append(due[0])
+        if self.away_since is not None:
+            moments.append(now + max(0.0, self.limits.abandon - self.away_for(now)))
+        return min(moments) if moments else None
+
     def claim_overdue(self, now: float) -> bool:
         """Make the claim `overdue` finds; False when nothing is due, or our own view refused
         it (the game moved on)."""

@@ -30,6 +30,7 @@ from prompt_toolkit.layout.processors import BeforeInput
 from prompt_toolkit.output import ColorDepth, Output
 
 from p2pgotg.ui import (
+    away_panel,
     board,
     end_screen,
     games_screen,
@@ -59,6 +60,9 @@ TITLES = {
 #: Screens drawn around the board: the board, its side panel and their rows, whole, need
 #: this window (columns, rows); smaller, they say so instead of showing a cut board.
 BOARD_SCREEN_SIZE = (80, 24)
+#: What stands side by side above the away panel on the screens that show it.
+BOARD_COLUMNS = {Screen.PLAY: (play_screen.board_text,),
+                 Screen.SETUP: (setup_screen.board_text, setup_screen.tray_text)}
 #: Screens of text, wrapped to the window: they need their lines' rows.
 TEXT_BODIES: dict[Screen, Callable[[AppState], Fragments]] = {
     Screen.START: start_screen.body, Screen.GAMES: games_screen.body,
@@ -72,6 +76,19 @@ HINTS = {
     Screen.ERROR: lambda state: "q quit", Screen.SETUP: setup_screen.hints,
     Screen.PLAY: play_screen.hints, Screen.END: end_screen.hints,
 }
+
+
+def board_screen_need(state: AppState, columns: int, chrome: int) -> tuple[int, int]:
+    """The window (columns, rows) a board screen needs: BOARD_SCREEN_SIZE, and more rows
+    when the away panel goes under the board and its side column (``chrome``: the rows of
+    the title, status, input and hints)."""
+    need = BOARD_SCREEN_SIZE
+    columns_of = BOARD_COLUMNS.get(state.screen)
+    if columns_of and away_panel.shown(state):
+        tallest = max(needed_rows(column(state), columns) for column in columns_of)
+        panel = needed_rows(away_panel.panel(state, columns), columns)
+        need = (need[0], max(need[1], chrome + tallest + panel))
+    return need
 
 
 def create_application(state: AppState, *, input: Input | None = None,
@@ -127,6 +144,12 @@ LEFT = board.WIDTH + 1
 def _bodies(view: _View) -> list[ConditionalContainer]:
     """Each screen's body, shown while it is the current screen."""
     text, show = view.text, view.show
+    # The whole width under the board while the other side is away: its codes are
+    # copied whole from there (away_panel.py). One window, shown on both screens.
+    away = ConditionalContainer(
+        Window(FormattedTextControl(lambda: away_panel.panel(view.state, view.columns())),
+               dont_extend_height=True),
+        Condition(lambda: away_panel.shown(view.state)))
     return [
         ConditionalContainer(text(start_screen.body, wrap_lines=True), show(Screen.START)),
         ConditionalContainer(text(games_screen.body, wrap_lines=True), show(Screen.GAMES)),
@@ -139,14 +162,20 @@ def _bodies(view: _View) -> list[ConditionalContainer]:
         ConditionalContainer(text(lobby_screen.body, wrap_lines=True), show(Screen.LOBBY)),
         ConditionalContainer(text(lobby_screen.error_body, wrap_lines=True),
                              show(Screen.ERROR)),
-        ConditionalContainer(VSplit([
-            text(setup_screen.board_text, width=LEFT, wrap_lines=True),
-            text(setup_screen.tray_text),
+        ConditionalContainer(HSplit([
+            VSplit([
+                text(setup_screen.board_text, width=LEFT, wrap_lines=True),
+                text(setup_screen.tray_text),
+            ]),
+            away,
         ]), show(Screen.SETUP)),
-        ConditionalContainer(VSplit([
-            text(play_screen.board_text, width=LEFT),
-            Window(width=1, char="|", style="class:dim"),
-            Window(FormattedTextControl(view.log, show_cursor=False)),
+        ConditionalContainer(HSplit([
+            VSplit([
+                text(play_screen.board_text, width=LEFT),
+                Window(width=1, char="|", style="class:dim"),
+                Window(FormattedTextControl(view.log, show_cursor=False)),
+            ]),
+            away,
         ]), show(Screen.PLAY)),
         ConditionalContainer(HSplit([
             text(end_screen.headline, wrap_lines=True, dont_extend_height=True),
@@ -212,9 +241,11 @@ class _View:
         """What to say instead of the screen when the window cannot show all of it."""
         size = (self.columns(), self.rows())
         body = TEXT_BODIES.get(self.state.screen)
-        if body is None:
-            return too_small(size, BOARD_SCREEN_SIZE)
         chrome = CHROME_ROWS + len(self.hint_lines()) - 1
+        if towers.owns(self.state):
+            return too_small(size, BOARD_SCREEN_SIZE)
+        if body is None:
+            return too_small(size, board_screen_need(self.state, self.columns(), chrome))
         return too_small(size, (MIN_COLUMNS,
                                 needed_rows(body(self.state), self.columns()) + chrome))
 

@@ -14,6 +14,9 @@ from p2pgotg.rules import InvalidNotationError, Move
 
 WORDS = ("resign", "draw", "decline", "chat", "help", "quit")
 USAGE = "type a move like c3 c4, or: resign, draw, decline, chat TEXT, help, quit"
+#: How a host asks for the reply prompt in a game: `r` alone, or `reply`; a reply code
+#: pasted on the line (with or without its `reply:` label) is taken as it is (SPEC 3.8).
+REPLY_WORDS = ("r", "reply", "reply:")
 
 
 class CommandError(Exception):
@@ -22,7 +25,7 @@ class CommandError(Exception):
 
 @dataclass(frozen=True)
 class Command:
-    kind: str  # "move" or one of WORDS
+    kind: str  # "move", "reply" or one of WORDS
     move: Move | None = None
     text: str = ""
 
@@ -32,6 +35,10 @@ def parse_command(line: str) -> Command:
     if not words:
         raise CommandError(USAGE)
     head = words[0].lower()
+    if head in REPLY_WORDS or head.startswith("gr1-"):
+        asked = head in ("r", "reply")  # (the code after it, if any; else a prompt)
+        rest = words[1].strip() if asked and len(words) > 1 else ""
+        return Command("reply", text=rest if asked else line.strip())
     if head in WORDS:
         rest = words[1].strip() if len(words) > 1 else ""
         if head == "chat":

@@ -346,6 +346,8 @@ def _bind_lobby(k: _Keys) -> None:
         lobby_screen.accept(state)
 
     @k.add(lobby_screen.REPLY_KEY, filter=k.commands & k.on(Screen.LOBBY) & k.no_prompt)
+    @k.add(setup_screen.REPLY_KEY, filter=k.commands & k.on(Screen.SETUP) & k.no_prompt
+           & Condition(lambda: lobby_screen.takes_replies(state)))
     def _reply(event: KeyPressEvent) -> None:
         lobby_screen.ask_reply(state)
 

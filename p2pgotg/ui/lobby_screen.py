@@ -12,8 +12,11 @@ from p2pgotg.ui.board import Fragments
 from p2pgotg.ui.state import AppState, Mode, Prompt
 
 REPLY_KEY = "r"  # the host takes a joiner's reply code (hole punching, SPEC 3.8)
+REPLY_HINT = "paste the reply code the other player sent you, then Enter; Esc goes back"
 #: Words around a reply code that people copy with it: the joiner's label, the command.
 _AROUND_A_REPLY = {"reply:", "reply", "p2pgotg", "host", "--reply"}
+#: What a selection may catch around a code: never part of one (base32 and dashes).
+_PUNCTUATION = "()[]{}<>.,;:!?"
 
 
 def title(state: AppState) -> str:
@@ -25,17 +28,39 @@ def title(state: AppState) -> str:
 
 
 def _where(code: str) -> str:
+    """Who the invite is for, by what it lists: a label that is true of all of it."""
+    from p2pgotg.net.errors import NetError
+    from p2pgotg.net.invite import Invite
+    from p2pgotg.reach.candidates import LAN, MAPPED, PUNCH
+
+    try:
+        invite = Invite.decode(code)
+    except NetError:
+        return "invite code"
+    candidates = invite.all_candidates()
+    if _loopback_only(code):
+        return f"for a player on this computer ({invite.address})"
+    lan = [c.address for c in candidates if c.kind == LAN]
+    mapped = [f"{c.address}:{c.port}" for c in candidates if c.kind == MAPPED]
+    punch = [c.address for c in candidates if c.kind == PUNCH]
+    if mapped:
+        return f"for a player anywhere (on the internet it reaches {mapped[0]})"
+    if punch:
+        here = f"who can reach {lan[0]}, " if lan else ""
+        return (f"for a player {here}or anywhere else with a reply code (your public "
+                f"address {punch[0]})")
+    return f"for a player who can reach {invite.address}"
+
+
+def _loopback_only(code: str) -> bool:
     from p2pgotg.net.errors import NetError
     from p2pgotg.net.invite import Invite
 
     try:
-        address = Invite.decode(code).address
-        ip = ipaddress.ip_address(address)
-    except (NetError, ValueError):  # a hostname: just name it
-        return "invite code"
-    if ip.is_loopback:
-        return f"for a player on this computer ({address})"
-    return f"for a player who can reach {address}"
+        candidates = Invite.decode(code).all_candidates()
+        return all(ipaddress.ip_address(c.address).is_loopback for c in candidates)
+    except (NetError, ValueError):  # (a hostname: not loopback as far as we can tell)
+        return False
 
 
 def _link_words(state: AppState) -> str:
@@ -92,7 +117,7 @@ def columns() -> int:
 def shown_invites(invites: list[str]) -> list[str]:
     """The codes worth showing: every address but a second loopback one (::1 when
     127.0.0.1 is there too), at most three, so the screen keeps its 24 lines."""
-    loopback = [c for c in invites if _where(c).startswith("for a player on this")]
+    loopback = [c for c in invites if _loopback_only(c)]
     others = [c for c in invites if c not in loopback]
     return (others[:2] + loopback[:1])[:3] if loopback else others[:3]
 
@@ -125,6 +150,9 @@ def body(state: AppState) -> Fragments:
     if state.net_note:
         for line in textwrap.wrap(f"({state.net_note})", width):
             out.append(("class:dim", f" {line}\n"))
+    if state.mode is Mode.JOIN and state.reply_code and state.session is None:
+        out.append(("class:heading", "\n Reply code for the host:\n"))
+        out.append(("class:invite", f"  {state.reply_code}\n"))
     waiting = _waiting(state)
     if state.mode is Mode.HOST and state.short_code and waiting:
         out += short_code_box(state.short_code)
@@ -151,7 +179,7 @@ def body(state: AppState) -> Fragments:
 def hints(state: AppState) -> str:
     peer = state.peer
     if state.prompt is Prompt.REPLY_CODE:
-        return "paste the reply code the other player sent you, then Enter; Esc goes back"
+        return REPLY_HINT
     if peer is not None and peer.role == JOINER and JOINER not in peer.flow.hellos:
         return "a accept the rules   q decline and quit"
     if takes_replies(state):
@@ -165,10 +193,18 @@ def _waiting(state: AppState) -> bool:
                             and state.session.link is not Link.CONNECTED)
 
 
+def _away(state: AppState) -> bool:
+    """A game under way whose other player is not connected now."""
+    session = state.session
+    return (session is not None and session.peer.flow.game_id is not None
+            and not session.done and session.link is not Link.CONNECTED)
+
+
 def takes_replies(state: AppState) -> bool:
-    """A host still waiting, whose invite lists more than this computer's LAN: a joiner
-    who cannot connect directly may send it a reply code to punch through the NATs."""
-    return state.mode is Mode.HOST and _waiting(state) \
+    """A host still waiting, or whose joiner is away in a game, whose invite lists more
+    than this computer's LAN: a joiner who cannot connect directly may send it a reply
+    code to punch through the NATs (SPEC 3.8)."""
+    return state.mode is Mode.HOST and (_waiting(state) or _away(state)) \
         and any(code.startswith("gg2-") for code in state.invites)
 
 
@@ -177,7 +213,7 @@ def ask_reply(state: AppState) -> None:
     if state.mode is not Mode.HOST:
         state.warn("only the host takes reply codes: send yours to the host")
         return
-    if not _waiting(state):
+    if not (_waiting(state) or _away(state)):
         state.warn("the other player is already connected: no reply code is needed")
         return
     if not takes_replies(state):
@@ -192,7 +228,8 @@ def reply_in(text: str) -> str:
     """The reply code in what was pasted: broken over lines, quoted, or with its label."""
     for mark in ("\\\n", "\\", "'", '"', "`"):
         text = text.replace(mark, " ")
-    return "".join(w for w in text.split() if w.lower() not in _AROUND_A_REPLY)
+    words = [w for w in text.split() if w.lower() not in _AROUND_A_REPLY]
+    return "".join(words).strip(_PUNCTUATION)
 
 
 def submit_reply(state: AppState, text: str) -> None:

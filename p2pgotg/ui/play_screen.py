@@ -10,8 +10,8 @@ from p2pgotg.rules import Move, Piece, Rank, square_name
 from p2pgotg.ui import board
 from p2pgotg.ui.board import Fragments, Marks
 from p2pgotg.ui.commands import CommandError, parse_command
-from p2pgotg.ui.state import AppState, Confirm, Mode
-from p2pgotg.ui.words import capital, clock_text
+from p2pgotg.ui.state import AppState, Confirm
+from p2pgotg.ui.words import clock_text
 
 LEFT_WIDTH = board.WIDTH
 
@@ -113,7 +113,6 @@ def board_text(state: AppState) -> Fragments:
                   last=last, challenge=challenge)
     out = board.board_fragments(board.game_content(view), state.viewer, marks, state.ascii)
     out += captured_text(state)
-    out += network_text(state)
     return out
 
 
@@ -142,51 +141,6 @@ def captured_text(state: AppState) -> Fragments:
     return out
 
 
-def network_text(state: AppState) -> Fragments:
-    """When the connection is down: what happened, in words, what the player can do, and
-    when the game is claimed for them if the other side stays away."""
-    session = state.session
-    if session is None or session.link is Link.CONNECTED:
-        return []
-    if session.link is Link.CONNECTING and state.mode is not Mode.HOST:
-        return []
-    out: Fragments = [("", "\n")]
-    for line in textwrap.wrap(away_words(state), LEFT_WIDTH - 2):
-        out.append(("class:status.error", f" {line}\n"))
-    if state.mode is Mode.HOST and state.invites:  # a resumed game listens on a new port
-        out.append(("", " The other player can come back with:\n"))
-        for line in textwrap.wrap(state.invites[0], LEFT_WIDTH - 4, break_on_hyphens=False):
-            out.append(("class:invite", f"   {line}\n"))
-    return out
-
-
-def away_words(state: AppState) -> str:
-    """The other side is gone: why, and what happens next."""
-    session = state.session
-    if session is None:
-        return ""
-    if session.peer_left == "quit":
-        why = f"{capital(state.opponent)} quit. The game is saved"
-    elif session.peer_left == "declined":
-        why = f"{capital(state.opponent)} declined the rules"
-    else:
-        why = "The connection dropped. The game is saved"
-    text = f"{why}; it goes on when they come back."
-    claim = claim_in(state)
-    if claim is not None and not session.done:
-        text += (f" If they are not back in {clock_text(claim)}, the game is claimed for "
-                 "you (abandonment).")
-    return text
-
-
-def claim_in(state: AppState) -> float | None:
-    """Seconds until the game is claimed for us because the other side stayed away."""
-    session = state.session
-    if session is None or session.away_since is None or session.peer.flow.game_id is None:
-        return None
-    return max(0.0, session.away_since + session.limits.abandon - state.driver.now())
-
-
 def log_text(state: AppState, width: int = 30) -> Fragments:
     """The move log, each line wrapped between words to the log's `width`."""
     out: Fragments = [("class:heading", "Moves"), ("", "\n")]
@@ -200,8 +154,15 @@ def log_text(state: AppState, width: int = 30) -> Fragments:
 
 
 def hints(state: AppState) -> str:
+    from p2pgotg.ui.lobby_screen import REPLY_HINT, takes_replies
+    from p2pgotg.ui.state import Prompt
+
     if state.confirm is not None:
         return "y yes   n no"
+    if state.prompt is Prompt.REPLY_CODE:
+        return REPLY_HINT
+    if takes_replies(state):
+        return "r Enter: take a reply code | type c3 c4 | resign draw chat | ? keys"
     return "arrows+Enter pick up/drop | type c3 c4 | resign draw chat | ? keys"
 
 
@@ -292,6 +253,14 @@ def submit(state: AppState, line: str) -> None:
         state.warn(str(exc))
         return
     peer = state.peer
+    if command.kind == "reply":
+        from p2pgotg.ui.lobby_screen import ask_reply, submit_reply
+
+        if command.text:
+            submit_reply(state, command.text)
+        else:
+            ask_reply(state)
+        return
     if command.kind == "move":
         assert command.move is not None
         try_move(state, command.move)

@@ -220,6 +220,7 @@ class Controller:
         self._generation += 1
         state.session, state.mode, state.fatal = None, None, None
         state.invites, state.net_note, state.resume_offer = [], "", None
+        state.reply_code = None
         state.log, state.editor, state.review = [], None, None
         state.say("")
         self.invalidate()
@@ -243,6 +244,7 @@ class Controller:
         self._generation += 1
         self.state.session = None
         self.state.invites, self.state.net_note = [], ""
+        self.state.reply_code = None
         assert self._nursery is not None
         self._nursery.start_soon(self._run, mode, invite, self._generation)
 
@@ -314,11 +316,13 @@ class Controller:
         self.invalidate()
 
     async def _ticker(self) -> None:
-        """Redraw the clocks while they run."""
+        """Redraw the clocks while they run, and the countdown while the other side is
+        away (the game is claimed when it reaches zero)."""
         while True:
             await trio.sleep(0.5)
             session = self.state.session
-            if session is not None and (session.clocks.limit or session.clocks.per_move):
+            if session is not None and (session.clocks.limit or session.clocks.per_move
+                                        or session.link is not Link.CONNECTED):
                 self.invalidate()
 
     def _note(self, generation: int, text: str) -> None:
@@ -329,6 +333,8 @@ class Controller:
     def _attach(self, generation: int, session: GameSession) -> None:
         if self._current(generation):
             self.state.attach(session)
+            if session.link is Link.CONNECTED:
+                self.state.reply_code = None  # (in: no code to send any more)
             self.state.absorb()
             if self.state.prompt is Prompt.REPLY_CODE and not takes_replies(self.state):
                 self.state.prompt = None  # (the joiner got in: the keys are the game's now)
@@ -345,8 +351,22 @@ class Controller:
                       ) -> None:
         session = await host_game(config, partial(self._seat, generation),
                                   on_status=partial(self._note, generation),
+                                  on_invite=partial(self._new_invite, generation),
+                                  on_short_code=partial(self._short_code, generation),
                                   task_status=task_status)
         self._attach(generation, session)
+
+    def _new_invite(self, generation: int, code: str) -> None:
+        """The invite changed (our public mapping moved, SPEC 3.8): show the new one."""
+        if self._current(generation):
+            self.state.invites = [code]
+            self.invalidate()
+
+    def _short_code(self, generation: int, code: str) -> None:
+        """The short code is announced: its box is drawn now, the long code when ready."""
+        if self._current(generation):
+            self.state.short_code = code
+            self.invalidate()
 
     async def _host(self, generation: int) -> None:
         launch = self.launch
@@ -395,9 +415,11 @@ class Controller:
         launch = self.launch
 
         def show_reply(reply: str) -> None:
-            self._note(generation, "the host cannot be reached directly: send them this "
-                       "reply code, which they paste on their screen after pressing r (this "
-                       f"waits up to {REPLY_WAIT:g} s): {reply}")
+            if self._current(generation):
+                self.state.reply_code = reply  # (shown alone on its line: copied whole)
+            self._note(generation, "the host cannot be reached directly: send them the "
+                       "reply code below, which they paste on their screen after pressing "
+                       f"r (this waits up to {REPLY_WAIT:g} s)")
 
         invite, opener = await prepare_join(code, launch.stun, launch.limits,
                                             partial(self._note, generation), show_reply)

@@ -77,14 +77,24 @@ def tray_text(state: AppState) -> Fragments:
     return out
 
 
+#: The setup screen's key for a reply code while the other player is away (its `r` makes
+#: a random setup).
+REPLY_KEY = "p"
+
+
 def hints(state: AppState) -> str:
     if state.prompt is Prompt.LOAD:
         return "formations: " + ", ".join(formation_files.names()) + "   (Esc: cancel)"
     if state.prompt is Prompt.SAVE:
         return "a name of letters, digits, - or _, then Enter   (Esc: cancel)"
+    from p2pgotg.ui.lobby_screen import REPLY_HINT, takes_replies
+
+    if state.prompt is Prompt.REPLY_CODE:
+        return REPLY_HINT
+    away = f"{REPLY_KEY} take a reply code | " if takes_replies(state) else ""
     if _committed(state):
-        return "waiting for the other setup   q quit   ? keys"
-    return "Enter place Tab rank x remove r random u undo c clear l/w load/save d READY"
+        return f"{away}waiting for the other setup   q quit   ? keys"
+    return f"{away}Enter place Tab rank x remove r random u undo c clear l/w load/save d READY"
 
 
 # -- what the keys do -----------------------------------------------------------------

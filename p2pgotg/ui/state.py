@@ -182,6 +182,8 @@ class AppState:
         self.session: GameSession | None = None
         self.invites: list[str] = []
         self.short_code: str | None = None  # the host's LAN short code, shown large
+        #: The joiner's reply code for the host, while it is not connected (SPEC 3.8).
+        self.reply_code: str | None = None
         self.host_options: Any = None  # the rules we propose, before a joiner (either game's)
         self._net_note = ""
         self._fatal: str | None = None

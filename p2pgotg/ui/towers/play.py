@@ -34,7 +34,7 @@ from p2pgotg.games.towers.rules import (
 )
 from p2pgotg.net.session import Link
 from p2pgotg.protocol.events import Event
-from p2pgotg.ui import play_screen
+from p2pgotg.ui import away_panel, play_screen
 from p2pgotg.ui.board import Fragments
 from p2pgotg.ui.state import AppState, Confirm, Mode
 from p2pgotg.ui.towers import board, seat_labels, towers_peer
@@ -148,7 +148,7 @@ def away_text(state: AppState, width: int) -> Fragments:
     if session.link is Link.CONNECTING and state.mode is not Mode.HOST:
         return []
     out: Fragments = []
-    for part in textwrap.wrap(play_screen.away_words(state), max(10, width - 1)):
+    for part in textwrap.wrap(away_panel.away_words(state), max(10, width - 1)):
         out.append(("class:status.error", f"{part}\n"))
     if state.mode is Mode.HOST and state.invites:  # a resumed game listens on a new port
         out.append(("", "They can come back with:\n"))
