@@ -20,7 +20,15 @@ def _add_reaching_out(p: argparse.ArgumentParser, port_map_help: str,
                    help="a STUN server (TCP) to learn your public address; repeat for more; "
                    "'off' for none (default: two public servers)")
     g.add_argument("--no-port-map", action="store_true", help=port_map_help)
+    _add_tor(g)
     return g
+
+
+def _add_tor(g: argparse._ArgumentGroup) -> None:
+    g.add_argument("--tor", default="auto", metavar="auto|off|CONTROL",
+                   help="Tor, the way through when no direct path exists (SPEC 3.8): auto "
+                   "starts tor (if installed) when needed; off never; or a running tor's "
+                   "control port HOST:PORT or socket path (default: auto)")
 
 
 def add_host_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,6 +43,7 @@ def add_join_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("reaching the host")
     g.add_argument("--stun", action="append", default=None, metavar="HOST:PORT",
                    help="STUN servers (TCP) for hole punching; 'off' for none")
+    _add_tor(g)
 
 
 def add_start_arguments(p: argparse.ArgumentParser) -> None:
@@ -54,6 +63,17 @@ def stun_servers(args: argparse.Namespace) -> list[tuple[str, int]] | None:
         return [parse_server(text) for text in given]
     except ValueError as exc:
         print(f"bad --stun: {exc}", file=sys.stderr)
+        return None
+
+
+def tor_choice(args: argparse.Namespace) -> Any:
+    """The --tor asked for (net.tor.TorChoice), None after printing an error."""
+    from p2pgotg.net.tor import TorChoice
+
+    try:
+        return TorChoice.parse(getattr(args, "tor", None) or "auto")
+    except ValueError as exc:
+        print(f"bad --tor: {exc}", file=sys.stderr)
         return None
 
 
@@ -77,10 +97,12 @@ def reach_options(args: argparse.Namespace, rules: str) -> Any:
     if loopback_only(getattr(args, "bind", None)):
         return None
     servers = stun_servers(args)
-    if servers is None:
+    tor = tor_choice(args)
+    if servers is None or tor is None:
         return False
     mapping = not getattr(args, "no_port_map", False)
-    return ReachOptions(data_dir(), servers, port_mapping=mapping, lan=True, rules=rules)
+    return ReachOptions(data_dir(), servers, port_mapping=mapping, lan=True, rules=rules,
+                        tor=tor)
 
 
 def print_offer(hosting: Any) -> None:

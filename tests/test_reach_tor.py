@@ -162,11 +162,19 @@ def test_an_onion_candidate_is_neither_direct_nor_punched():
 
 # -- SOCKS5 (RFC 1928) ---------------------------------------------------------------------
 
-def test_the_socks_greeting_and_connect_are_rfc_1928s():
-    assert bytes([5, 1, 0]) == tor_socks.GREETING  # VER, NMETHODS, NO AUTHENTICATION
+def test_the_socks_greeting_password_and_connect_are_rfc_1928s_and_1929s():
+    # VER, NMETHODS, NO AUTHENTICATION, USERNAME/PASSWORD
+    assert bytes([5, 2, 0, 2]) == tor_socks.GREETING
+    assert tor_socks.credentials("p2pgotg", "secret") == \
+        bytes([1, 7]) + b"p2pgotg" + bytes([6]) + b"secret"
     name = PUBLISHED[0].encode()
     assert tor_socks.connect_request(PUBLISHED[0], 4000) == \
         bytes([5, 1, 0, 3, len(name)]) + name + bytes([0x0F, 0xA0])
+    assert tor_socks.chosen_method(bytes([5, 2])) == tor_socks.USERNAME_PASSWORD
+    assert tor_socks.chosen_method(bytes([5, 0])) == tor_socks.NO_AUTHENTICATION
+    tor_socks.check_credentials_reply(bytes([1, 0]))
+    with pytest.raises(tor_socks.SocksError, match="refused our user name and password"):
+        tor_socks.check_credentials_reply(bytes([1, 1]))
 
 
 def test_a_socks_success_reply_is_read_whatever_its_address_type():
@@ -198,12 +206,12 @@ def test_a_socks_refusal_names_tors_reason_and_whether_to_try_again(code, words,
 
 @pytest.mark.parametrize(("reply", "complaint"), [
     (b"HT", "not a SOCKS5 server"),
-    (bytes([5, 0xFF]), "wants a password"),
-    (bytes([5, 2]), "chose method 2"),
+    (bytes([5, 0xFF]), "takes neither no authentication nor a user name"),
+    (bytes([5, 1]), "chose method 1, which was not offered"),
 ])
-def test_a_method_reply_that_is_not_no_authentication_is_refused(reply, complaint):
+def test_a_method_reply_that_is_neither_offered_method_is_refused(reply, complaint):
     with pytest.raises(tor_socks.SocksError, match=complaint) as info:
-        tor_socks.check_method(reply)
+        tor_socks.chosen_method(reply)
     assert info.value.final
 
 

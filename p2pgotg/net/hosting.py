@@ -52,6 +52,7 @@ from p2pgotg.net.tls import (
     server_context,
 )
 from p2pgotg.protocol import HOST, JOINER, Peer, control
+from p2pgotg.reach.tor_onion import game_seed
 from p2pgotg.rules import RuleOptions
 
 
@@ -234,7 +235,8 @@ async def host_game(
 
                 found = await nursery.start(partial(
                     offer, config.reach, port, config.bind, pin, join_secret, fingerprint,
-                    accept_punched, on_status=on_status))
+                    accept_punched, on_status=on_status,
+                    onion_seed=game_seed(config.key.private_bytes_raw(), join_secret)))
                 offered.append(found)
                 task_status.started(Hosting(port, [found.invite], found.short_code,
                                             found.notes))

@@ -1,9 +1,13 @@
-"""SOCKS5 (RFC 1928) as a joiner speaks it to its own tor: no authentication, one CONNECT
-to an onion name (address type 3, a domain name, so the name is resolved by tor, never by
-us), and the reply checked field by field (SPEC 3.8).
+"""SOCKS5 (RFC 1928) as a joiner speaks it to its own tor: a user name and password (RFC
+1929) fresh for each attempt, which tor takes as a mark of isolation (its SocksPort's
+IsolateSOCKSAuth, on by default), so that no attempt reuses the circuits of one that
+failed; one CONNECT to an onion name (address type 3, a domain name, so the name is
+resolved by tor, never by us); and the replies checked field by field (SPEC 3.8).
 
 >>> GREETING.hex(), connect_request("ab.onion", 4000).hex()
-('050100', '050100030861622e6f6e696f6e0fa0')
+('05020002', '050100030861622e6f6e696f6e0fa0')
+>>> credentials("p2pgotg", "x1").hex()
+'0107703270676f7467027831'
 """
 
 from __future__ import annotations
@@ -13,11 +17,16 @@ from dataclasses import dataclass
 
 VERSION = 5
 NO_AUTHENTICATION = 0x00
+USERNAME_PASSWORD = 0x02
 NO_ACCEPTABLE_METHOD = 0xFF
 CONNECT = 0x01
 ATYP_IPV4, ATYP_DOMAIN, ATYP_IPV6 = 0x01, 0x03, 0x04
-GREETING = bytes([VERSION, 1, NO_AUTHENTICATION])
+#: Both methods offered: tor picks the user name and password (and isolates by them); a
+#: proxy that takes none is fine too.
+GREETING = bytes([VERSION, 2, NO_AUTHENTICATION, USERNAME_PASSWORD])
 METHOD_REPLY_SIZE = 2
+AUTH_VERSION = 1  # RFC 1929's sub-negotiation
+AUTH_REPLY_SIZE = 2
 REPLY_HEAD_SIZE = 5  # VER REP RSV ATYP and the first address byte (a domain's length)
 
 #: RFC 1928 6, then Tor's extended errors for onion services (its SocksPort flag
@@ -72,14 +81,33 @@ def connect_request(host: str, port: int) -> bytes:
     return bytes([VERSION, CONNECT, 0, ATYP_DOMAIN, len(name)]) + name + port.to_bytes(2, "big")
 
 
-def check_method(reply: bytes) -> None:
-    """The server's choice of method must be 'no authentication'."""
+def chosen_method(reply: bytes) -> int:
+    """The method the server chose of the two offered."""
     if len(reply) != METHOD_REPLY_SIZE or reply[0] != VERSION:
         raise SocksError(f"not a SOCKS5 server (it answered {reply[:8].hex() or 'nothing'})")
     if reply[1] == NO_ACCEPTABLE_METHOD:
-        raise SocksError("the SOCKS server wants a password (tor's SocksPort needs none)")
-    if reply[1] != NO_AUTHENTICATION:
+        raise SocksError("the SOCKS server takes neither no authentication nor a user name "
+                         "and password (tor's SocksPort takes both)")
+    if reply[1] not in (NO_AUTHENTICATION, USERNAME_PASSWORD):
         raise SocksError(f"the SOCKS server chose method {reply[1]}, which was not offered")
+    return reply[1]
+
+
+def credentials(username: str, password: str) -> bytes:
+    """RFC 1929's request: version 1, then the user name and password, each with its
+    length byte."""
+    user, word = username.encode("ascii"), password.encode("ascii")
+    if not (1 <= len(user) <= 255 and 1 <= len(word) <= 255):
+        raise ValueError("a SOCKS5 user name and password are 1 to 255 bytes each")
+    return bytes([AUTH_VERSION, len(user)]) + user + bytes([len(word)]) + word
+
+
+def check_credentials_reply(reply: bytes) -> None:
+    """RFC 1929's answer: status 0 is success."""
+    if len(reply) != AUTH_REPLY_SIZE or reply[0] != AUTH_VERSION:
+        raise SocksError(f"not a SOCKS5 password answer ({reply[:8].hex() or 'nothing'})")
+    if reply[1] != 0:
+        raise SocksError("the SOCKS server refused our user name and password")
 
 
 def reply_size(head: bytes) -> int:

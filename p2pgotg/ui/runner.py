@@ -38,6 +38,7 @@ from p2pgotg.net.paths import (
 from p2pgotg.net.racing import REPLY_WAIT, prepare_join
 from p2pgotg.net.session import GameSession, Limits, Link
 from p2pgotg.net.tls import make_certificate
+from p2pgotg.net.tor import OFF, TorChoice
 from p2pgotg.players.levels import PLAY_DEFAULT
 from p2pgotg.protocol import HOST, JOINER, LocalProtocolError
 from p2pgotg.rules import RuleOptions
@@ -74,6 +75,7 @@ class Launch:
     join_give_up: float = 60.0  # a new join whose host never answers stops after this
     reach: Any = None  # net.reach.ReachOptions for `host` beyond loopback (SPEC 3.7-3.8)
     stun: list[tuple[str, int]] = field(default_factory=list)  # the joiner's STUN servers
+    tor: TorChoice = OFF  # the joiner's tor, for an invite's onion candidate (SPEC 3.8)
 
     def key_for_joining(self, pin: bytes) -> Ed25519PrivateKey:
         if self.join_identity is not None:
@@ -363,7 +365,8 @@ class Controller:
                        f"waits up to {REPLY_WAIT:g} s): {reply}")
 
         invite, opener = await prepare_join(code, launch.stun, launch.limits,
-                                            partial(self._note, generation), show_reply)
+                                            partial(self._note, generation), show_reply,
+                                            launch.tor)
         key = launch.key_for_joining(invite.pin)
         config = JoinConfig(key, invite, launch.games, launch.limits,
                             give_up=launch.join_give_up, opener=opener)
