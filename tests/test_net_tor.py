@@ -427,3 +427,33 @@ async def test_the_hosts_invite_waits_for_no_tor(tmp_path, monkeypatch, nursery)
     assert "tor: starting tor" in said
     nursery.cancel_scope.cancel()
 
+
+
+# -- the command line ------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("argv", "tor"), [
+    (["start"], TorChoice("auto")),
+    (["start", "--tor", "off"], TorChoice("off")),
+    (["host", "--tor", "127.0.0.1:9051"], TorChoice("control", port=("127.0.0.1", 9051))),
+    (["join", "7-crossover-clockwork", "--tor", "/run/tor/control"],
+     TorChoice("control", socket=Path("/run/tor/control"))),
+])
+def test_tor_is_chosen_alike_by_host_join_and_the_start_screen(argv, tor, monkeypatch):
+    from test_ui_reaching import launched_by
+
+    launch = launched_by(argv, monkeypatch)
+    assert launch.tor == tor  # the joiner's
+    if argv[0] != "join":
+        assert launch.reach.tor == tor  # the host's
+
+
+@pytest.mark.parametrize("command", [["start"], ["host", "--bot"], ["join", "CODE", "--bot"]])
+def test_a_bad_tor_choice_is_refused_by_every_command(command, tmp_path, monkeypatch, capsys):
+    from p2pgotg import cli
+
+    monkeypatch.setattr(cli, "_has_terminal", lambda: True)
+    monkeypatch.setenv("P2PGOTG_HOME", str(tmp_path))
+    code = Invite("192.0.2.7", 4000, PIN, SECRET).encode()
+    argv = [code if word == "CODE" else word for word in command]
+    assert cli.main([*argv, "--tor", "somewhere"]) == 2
+    assert "bad --tor: 'somewhere' is not auto, off" in capsys.readouterr().err

@@ -118,20 +118,28 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Limits,
         nursery.cancel_scope.cancel()
         return True
 
-    async def try_direct(candidate: Candidate, nursery: trio.Nursery) -> None:
+    async def take(coming: Awaitable[trio.SSLStream], candidate: Candidate,
+                   nursery: trio.Nursery) -> bool:
+        """Whether the pinned stream to ``candidate`` came and won the race."""
         try:
-            stream = await open_pinned_connection(
-                candidate.address, candidate.port, invite.pin,
-                connect_timeout=DIRECT_TIMEOUT, handshake_timeout=limits.handshake)
+            stream = await coming
         except PinMismatchError as exc:
             mismatches.append(exc)
             failures.append(f"{candidate}: another program answered (wrong pin)")
-            return
+            return False
         except NetError as exc:
             failures.append(f"{candidate}: {exc.detail or exc}")
-            return
-        if not won(stream, nursery):
-            await close_quietly(stream)
+            return False
+        if won(stream, nursery):
+            return True
+        await close_quietly(stream)
+        return False
+
+    async def try_direct(candidate: Candidate, nursery: trio.Nursery) -> None:
+        await take(open_pinned_connection(
+            candidate.address, candidate.port, invite.pin,
+            connect_timeout=DIRECT_TIMEOUT, handshake_timeout=limits.handshake),
+            candidate, nursery)
 
     async def all_direct(nursery: trio.Nursery) -> None:
         async with trio.open_nursery() as inner:
@@ -205,19 +213,9 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Limits,
         except TorFailed as exc:
             failures.append(f"{candidate}: {exc}")
             return
-        try:
-            stream = await pinned_tls(tcp, invite.pin, limits.handshake, str(candidate))
-        except PinMismatchError as exc:
-            mismatches.append(exc)
-            failures.append(f"{candidate}: another program answered (wrong pin)")
-            return
-        except NetError as exc:
-            failures.append(f"{candidate}: {exc.detail or exc}")
-            return
-        if won(stream, nursery):
+        if await take(pinned_tls(tcp, invite.pin, limits.handshake, str(candidate)),
+                      candidate, nursery):
             on_status("connected through Tor")
-        else:
-            await close_quietly(stream)
 
     async with trio.open_nursery() as nursery:
         nursery.start_soon(all_direct, nursery)
