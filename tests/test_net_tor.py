@@ -201,9 +201,13 @@ async def _fake_control(answers: dict[bytes, bytes], nursery: trio.Nursery) -> i
 @pytest.mark.parametrize(("answers", "complaint"), [
     ({b"PROTOCOLINFO": b"HTTP/1.0 400 Bad Request\r\n\r\n"}, "not a control-port reply"),
     ({b"PROTOCOLINFO": b"250-PROTOCOLINFO 1\r\n250-AUTH METHODS=HASHEDPASSWORD\r\n250 OK\r\n"},
-     "asks for a password, which p2pgotg cannot give"),
+     "asks for a password or a plain cookie, which p2pgotg does not give"),
+    ({b"PROTOCOLINFO": b'250-PROTOCOLINFO 1\r\n250-AUTH METHODS=COOKIE COOKIEFILE="/etc/'
+                       b'hostname"\r\n250 OK\r\n'},  # (it would have us send any file)
+     "asks for a password or a plain cookie, which p2pgotg does not give"),
     ({b"PROTOCOLINFO": b'250-PROTOCOLINFO 1\r\n250-AUTH METHODS=SAFECOOKIE COOKIEFILE="'
-                       b'/nonexistent/cookie"\r\n250 OK\r\n'}, "cookie file .* cannot be read"),
+                       b'/nonexistent/\x1b[2Jcookie"\r\n250 OK\r\n'},
+     r"cookie file /nonexistent/\\x1b\[2Jcookie cannot be read"),
     ({b"PROTOCOLINFO": b"250-PROTOCOLINFO 1\r\n250-AUTH METHODS=NULL\r\n250 OK\r\n",
       b"AUTHENTICATE": b"515 Authentication failed: \x1b[31mred\r\n"}, r"515 .*\\x1b\[31mred"),
 ])

@@ -112,7 +112,9 @@ class TorControl:
             return None
 
     async def authenticate(self) -> str | None:
-        """Authenticate the way tor offers (none, SAFECOOKIE, COOKIE); tor's version."""
+        """Authenticate the way tor offers, none or SAFECOOKIE; tor's version. Never plain
+        COOKIE: it would send the contents of whatever file the port names to whatever
+        answers there, where SAFECOOKIE has it prove it knows the cookie first."""
         try:
             info = tor_control.protocol_info(await self.command("PROTOCOLINFO 1"))
         except ControlError as exc:
@@ -120,25 +122,22 @@ class TorControl:
         if "NULL" in info.methods:
             await self.checked("AUTHENTICATE", "to let us in")
             return info.version
-        if not info.methods & {"SAFECOOKIE", "COOKIE"} or not info.cookie_file:
+        if "SAFECOOKIE" not in info.methods or not info.cookie_file:
             raise TorFailed(
-                f"the tor at {self.where} asks for a password, which p2pgotg cannot give: "
-                "turn on CookieAuthentication in its torrc, or let p2pgotg start its own "
-                "tor (--tor auto)")
+                f"the tor at {self.where} asks for a password or a plain cookie, which "
+                "p2pgotg does not give: turn on CookieAuthentication in its torrc (tor "
+                "then offers SAFECOOKIE), or let p2pgotg start its own tor (--tor auto)")
         cookie = _read_cookie(Path(info.cookie_file))
-        if "SAFECOOKIE" in info.methods:
-            ours = secrets.token_bytes(tor_control.NONCE_SIZE)
-            try:
-                server_hash, server_nonce = tor_control.auth_challenge(
-                    await self.command(f"AUTHCHALLENGE SAFECOOKIE {ours.hex()}"))
-            except ControlError as exc:
-                raise TorFailed(printable(str(exc), 200)) from None
-            expected, answer = tor_control.safecookie(cookie, ours, server_nonce)
-            if not hmac.compare_digest(expected, server_hash):
-                raise TorFailed(f"what answers at {self.where} does not know tor's cookie: "
-                                "it is not the tor that wrote it")
-        else:
-            answer = cookie
+        ours = secrets.token_bytes(tor_control.NONCE_SIZE)
+        try:
+            server_hash, server_nonce = tor_control.auth_challenge(
+                await self.command(f"AUTHCHALLENGE SAFECOOKIE {ours.hex()}"))
+        except ControlError as exc:
+            raise TorFailed(printable(str(exc), 200)) from None
+        expected, answer = tor_control.safecookie(cookie, ours, server_nonce)
+        if not hmac.compare_digest(expected, server_hash):
+            raise TorFailed(f"what answers at {self.where} does not know tor's cookie: "
+                            "it is not the tor that wrote it")
         await self.checked(f"AUTHENTICATE {answer.hex()}", "our cookie")
         return info.version
 
@@ -182,17 +181,19 @@ class TorControl:
 
 
 def _read_cookie(path: Path) -> bytes:
+    """The cookie in the file the control port named (the name is its word: escaped)."""
+    shown = printable(str(path), 200)
     try:
         cookie = path.read_bytes()
     except PermissionError:
         raise TorFailed(
-            f"tor's cookie file {path} is not readable by you: add yourself to the group "
+            f"tor's cookie file {shown} is not readable by you: add yourself to the group "
             "that may read it (Debian: sudo adduser $USER debian-tor, then log in again), "
             "or let p2pgotg start its own tor (--tor auto)") from None
     except OSError as exc:
-        raise TorFailed(f"tor's cookie file {path} cannot be read ({exc.strerror})") from None
+        raise TorFailed(f"tor's cookie file {shown} cannot be read ({exc.strerror})") from None
     if len(cookie) != tor_control.COOKIE_SIZE:
-        raise TorFailed(f"tor's cookie file {path} is not a cookie "
+        raise TorFailed(f"tor's cookie file {shown} is not a cookie "
                         f"({len(cookie)} bytes, not {tor_control.COOKIE_SIZE})")
     return cookie
 
