@@ -369,8 +369,8 @@ def ignore_own_chat_limit() -> None:
         peer_module.CHATS_IN_A_ROW = sys.maxsize  # type: ignore[attr-defined]
     judge = getattr(flow_module, "over_limit", None)
     if judge is not None:
-        def lenient(type_: str, seq: int, chats_in_a_row: int) -> Any:
-            return judge(type_, seq, 0 if type_ == "chat" else chats_in_a_row)
+        def lenient(type_: str, seq: int, chats_in_a_row: int, *rest: Any) -> Any:
+            return judge(type_, seq, 0 if type_ == "chat" else chats_in_a_row, *rest)
 
         flow_module.over_limit = lenient  # type: ignore[attr-defined]
 

@@ -11,10 +11,10 @@ Targets, each checked against what its documentation promises:
   ControlError, never anything else) on mutated real messages and bodies.
 - files: `parse` (only TranscriptError) and `replay` (never raises: `verify` reports) on
   mutated recorded transcripts from protocol/transcripts/.
-- verifier: a `GameFlow` replaying a recorded transcript, fed a mutated next message at a
+- verifier: a `GotgFlow` replaying a recorded transcript, fed a mutated next message at a
   random point (re-signed with the recorded game's key, so it gets past the signature):
   only RuleViolation, and no state change when it is refused.
-- peer: a live `Peer` at each phase (hello, coin, setup, reveal, play, a challenge's
+- peer: a live `GotgPeer` at each phase (hello, coin, setup, reveal, play, a challenge's
   reply, blind play and reply, audit), fed mutations of the real next message of the other
   side (bytes flipped; fields changed, dropped, added, retyped; other message types
   re-chained; all re-signed), hypothesis-generated bodies, resends and random bytes: only
@@ -49,23 +49,24 @@ if _ATHERIS:
     _instrumenting = atheris.instrument_imports(include=["p2pgotg"])
     _instrumenting.__enter__()
 
+import p2pgotg.games.gotg  # noqa: F401  (its message types: the fuzzers use them all)
 from p2pgotg.crypto import key_from_seed, public_bytes, sign
+from p2pgotg.games import replay
+from p2pgotg.games.gotg.flow import GotgFlow
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.errors import FrameTooLargeError
 from p2pgotg.net.framing import HEADER, MAX_FRAME, FrameDecoder
 from p2pgotg.protocol import (
     HOST,
     JOINER,
-    GameFlow,
-    Peer,
     RemoteProtocolError,
     RuleViolation,
     TranscriptError,
     control,
     parse,
-    replay,
 )
 from p2pgotg.protocol.envelope import Envelope
-from p2pgotg.protocol.messages import SCHEMA, Body
+from p2pgotg.protocol.messages import Body, registered
 from p2pgotg.protocol.pair import Pair
 from p2pgotg.protocol.wire import WireError, pack, unpack
 from p2pgotg.rules import ChallengeMode, RuleOptions, Setup
@@ -162,7 +163,7 @@ POOL: list[Any] = [
     [0, 0, bytes(32), 1], [[0, bytes(32)]], {}, {"a": 1}, {"x": [1, {"y": b""}]},
 ]
 COMMON = ("t", "seq", "prev", "ack", "game")
-ALL_FIELDS = sorted({name for fields in SCHEMA.values() for name in fields} | set(COMMON))
+ALL_FIELDS = sorted({name for fields in registered().values() for name in fields} | set(COMMON))
 OPTION_KEYS = ("flag_rule", "two_squares", "chasing", "challenge_mode", "clock_seconds",
                "move_seconds")
 
@@ -257,7 +258,8 @@ def mutate_body(raw: dict, rng: random.Random, others: list[dict]) -> dict:
         elif op == 4:
             body[rng.choice([*ALL_FIELDS, "x", "T", ""])] = random_value(rng)
         elif op == 5:
-            body["t"] = rng.choice(sorted(SCHEMA)) if rng.random() < 0.8 else random_value(rng)
+            body["t"] = (rng.choice(sorted(registered())) if rng.random() < 0.8
+                         else random_value(rng))
         elif op == 6 and others:  # graft another real message's fields
             donor = rng.choice(others)
             for k in rng.sample(sorted(donor), k=min(len(donor), rng.randint(1, 3))):
@@ -522,20 +524,21 @@ def run_files(h: Harness, corpus: Corpus, n: int) -> None:
 
 # -- state fingerprints ---------------------------------------------------------------------
 
-def flow_state(flow: GameFlow) -> tuple:
+def flow_state(flow: GotgFlow) -> tuple:
     g = flow.game
     game = None if g is None else (
         g.ply, g.turn, g.is_over, g.outcome, tuple(g.piece_at(sq) for sq in range(72)),
         tuple(sorted(g.known_ranks().items())), len(g.history), g.eliminated)
     return (
-        flow.phase, flow.options, flow.game_id, flow.host_tls, tuple(sorted(flow.hellos)),
+        flow.phase, flow.options, flow.game_id, tuple(sorted(flow.hellos)),
         flow.host_coin, flow.white, tuple(sorted(flow.setup_commits.items())),
         tuple(sorted(flow.reveals)), repr(flow.pending), flow.draw_offer, flow.end_role,
         flow.end_seq, flow.result, tuple(sorted(flow.audits)), flow.verdict,
         flow.end_kind, tuple(sorted(flow.endings.items())),
         flow.claimants, tuple((r, tuple(sorted(c))) for r, c in sorted(flow.claims.items())),
         tuple((r, tuple(sorted(c))) for r, c in sorted(flow.claims_made.items())),
-        flow.audit_claim, tuple(sorted(flow.disputes.items())),
+        flow.audit_claim, tuple(sorted(flow.disputes.items())), flow.progress,
+        tuple(sorted(flow.audit_seq.items())),
         len(flow.blind_log), len(flow.used_points), len(flow.transcript),
         tuple((r, s.key, len(s.hashes), len(s.envelopes), len(s.index_of), s.last_ack)
               for r, s in sorted(flow.senders.items())),
@@ -543,7 +546,7 @@ def flow_state(flow: GameFlow) -> tuple:
     )
 
 
-def peer_state(peer: Peer) -> tuple:
+def peer_state(peer: GotgPeer) -> tuple:
     return (flow_state(peer.flow), len(peer._out), len(peer._records), peer._coin,
             peer._own is not None, peer._accepted)
 
@@ -553,9 +556,9 @@ def peer_state(peer: Peer) -> tuple:
 @dataclass
 class Fixture:
     name: str
-    build: Callable[[], tuple[Peer, Peer, bytes]]
-    receiver: Peer | None = None
-    sender: Peer | None = None
+    build: Callable[[], tuple[GotgPeer, GotgPeer, bytes]]
+    receiver: GotgPeer | None = None
+    sender: GotgPeer | None = None
     message: bytes = b""  # the sender's real next message
     sent: list[bytes] = field(default_factory=list)  # the sender's earlier messages
     maps: list[dict] = field(default_factory=list)  # their bodies, and the next one's
@@ -578,7 +581,7 @@ def _pair(seed: str, blind: bool = False) -> Pair:
     return Pair.new(options, seed=seed)
 
 
-def _hello_host() -> tuple[Peer, Peer, bytes]:
+def _hello_host() -> tuple[GotgPeer, GotgPeer, bytes]:
     pair = _pair("fz-hello")
     pair.host.start()
     pair.deliver()
@@ -586,13 +589,13 @@ def _hello_host() -> tuple[Peer, Peer, bytes]:
     return pair.host, pair.joiner, pair.joiner.data_to_send()[0]
 
 
-def _hello_joiner() -> tuple[Peer, Peer, bytes]:
+def _hello_joiner() -> tuple[GotgPeer, GotgPeer, bytes]:
     pair = _pair("fz-hello-j")
     pair.host.start()
     return pair.joiner, pair.host, pair.host.data_to_send()[0]
 
 
-def _coin() -> tuple[Peer, Peer, bytes]:
+def _coin() -> tuple[GotgPeer, GotgPeer, bytes]:
     pair = _pair("fz-coin")
     pair.host.start()
     pair.deliver()
@@ -610,14 +613,14 @@ def _to_setup(seed: str, blind: bool = False) -> Pair:
     return pair
 
 
-def _setup() -> tuple[Peer, Peer, bytes]:
+def _setup() -> tuple[GotgPeer, GotgPeer, bytes]:
     pair = _to_setup("fz-setup")
     rng = random.Random(1)
     pair.joiner.commit_setup(Setup.random(pair.joiner.side, rng))
     return pair.host, pair.joiner, pair.joiner.data_to_send()[0]
 
 
-def _reveal() -> tuple[Peer, Peer, bytes]:
+def _reveal() -> tuple[GotgPeer, GotgPeer, bytes]:
     pair = _to_setup("fz-reveal")
     rng = random.Random(2)
     pair.host.commit_setup(Setup.random(pair.host.side, rng))
@@ -630,7 +633,7 @@ def _reveal() -> tuple[Peer, Peer, bytes]:
 
 
 def _play_to(seed: str, plies: int, blind: bool = False, want_challenge: bool = False
-             ) -> tuple[Pair, Peer, Peer]:
+             ) -> tuple[Pair, GotgPeer, GotgPeer]:
     """A game `plies` moves in (quiet moves only), the side to move, and the other."""
     pair = _pair(seed, blind)
     pair.handshake(rng=random.Random(seed))
@@ -648,8 +651,8 @@ def _play_to(seed: str, plies: int, blind: bool = False, want_challenge: bool = 
     raise RuntimeError("no position found")
 
 
-def _play(blind: bool, plies: int) -> Callable[[], tuple[Peer, Peer, bytes]]:
-    def build() -> tuple[Peer, Peer, bytes]:
+def _play(blind: bool, plies: int) -> Callable[[], tuple[GotgPeer, GotgPeer, bytes]]:
+    def build() -> tuple[GotgPeer, GotgPeer, bytes]:
         _, mover, other = _play_to(f"fz-play-{blind}-{plies}", plies, blind)
         view = mover.view
         assert view is not None
@@ -662,9 +665,9 @@ def _play(blind: bool, plies: int) -> Callable[[], tuple[Peer, Peer, bytes]]:
     return build
 
 
-def _reply(blind: bool) -> Callable[[], tuple[Peer, Peer, bytes]]:
+def _reply(blind: bool) -> Callable[[], tuple[GotgPeer, GotgPeer, bytes]]:
     """The defender's automatic answer to a challenge (its opening, or its OT table)."""
-    def build() -> tuple[Peer, Peer, bytes]:
+    def build() -> tuple[GotgPeer, GotgPeer, bytes]:
         _, mover, other = _play_to(f"fz-reply-{blind}", 12, blind, want_challenge=True)
         view = mover.view
         assert view is not None
@@ -676,7 +679,7 @@ def _reply(blind: bool) -> Callable[[], tuple[Peer, Peer, bytes]]:
     return build
 
 
-def _outcome() -> tuple[Peer, Peer, bytes]:
+def _outcome() -> tuple[GotgPeer, GotgPeer, bytes]:
     """Blind: the attacker's token, after the defender's table."""
     _, mover, other = _play_to("fz-outcome", 14, True, want_challenge=True)
     view = mover.view
@@ -688,7 +691,7 @@ def _outcome() -> tuple[Peer, Peer, bytes]:
     return other, mover, mover.data_to_send()[0]
 
 
-def _audit() -> tuple[Peer, Peer, bytes]:
+def _audit() -> tuple[GotgPeer, GotgPeer, bytes]:
     _, mover, other = _play_to("fz-audit", 20)
     mover.resign()
     resign, audit = mover.data_to_send()
@@ -697,7 +700,7 @@ def _audit() -> tuple[Peer, Peer, bytes]:
     return other, mover, audit
 
 
-FIXTURES: list[tuple[str, Callable[[], tuple[Peer, Peer, bytes]]]] = [
+FIXTURES: list[tuple[str, Callable[[], tuple[GotgPeer, GotgPeer, bytes]]]] = [
     ("hello", _hello_host), ("hello-joiner", _hello_joiner), ("coin", _coin),
     ("setup", _setup), ("reveal", _reveal), ("play", _play(False, 9)),
     ("play-challenge", _play(False, 25)), ("reply", _reply(False)),
@@ -834,9 +837,9 @@ def run_peer_hypothesis(h: Harness, fixtures: list[Fixture], n: int, seed: int) 
 
     @st.composite
     def bodies(draw):
-        t = draw(st.sampled_from(sorted(SCHEMA))) if draw(st.integers(0, 9)) \
+        t = draw(st.sampled_from(sorted(registered()))) if draw(st.integers(0, 9)) \
             else draw(st.text(max_size=8))
-        schema = SCHEMA.get(t, {})
+        schema = registered().get(t, {})
         body: dict[str, Any] = {"t": t}
         for name in schema:
             if name == "commits" and t == "blind_reply":
@@ -890,11 +893,11 @@ class Position:
     messages: list[tuple[str, bytes]]
     index: int
     keys: dict[str, Any]
-    flow: GameFlow | None = None
+    flow: GotgFlow | None = None
 
-    def ready(self) -> GameFlow:
+    def ready(self) -> GotgFlow:
         if self.flow is None:
-            flow = GameFlow()
+            flow = GotgFlow()
             for role, data in self.messages[:self.index]:
                 flow.process(role, data)
             self.flow = flow
@@ -906,7 +909,7 @@ def verifier_positions(corpus: Corpus, rng: random.Random, count: int) -> list[P
     found: list[Position] = []
     for name, data in corpus.files.items():
         messages = parse(data).messages
-        flow = GameFlow()
+        flow = GotgFlow()
         good = 0
         role_keys: dict[str, Any] = {}
         for role, m in messages:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import trio
 
+from p2pgotg.games import replay
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.session import GameSession, Limits
 from p2pgotg.net.tls import (
@@ -29,7 +30,7 @@ from p2pgotg.net.tls import (
     make_certificate,
     server_context,
 )
-from p2pgotg.protocol import HOST, JOINER, Phase, parse, replay
+from p2pgotg.protocol import HOST, JOINER, Phase, parse
 from p2pgotg.protocol.pair import Pair
 from p2pgotg.rules import ChallengeMode, Game, Rank, RuleOptions, Setup
 from p2pgotg.selfplay import play_one

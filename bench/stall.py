@@ -30,12 +30,13 @@ import trio
 import trio.testing
 
 from p2pgotg.crypto import key_from_seed
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.seat import drive
 from p2pgotg.net.session import GameSession, Limits
 from p2pgotg.players.bot_seat import BotSeat
-from p2pgotg.protocol import HOST, JOINER, Peer, Phase, RemoteProtocolError, control
+from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError, control
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.pair import det_rand
 from p2pgotg.rules import RuleOptions, Setup
@@ -75,7 +76,7 @@ class Staller:
 
     def __init__(self, timer: Timer) -> None:
         self.timer = timer
-        self.peer = Peer(JOINER, _key("staller"), TLS_FP, None, det_rand("stall-joiner"))
+        self.peer = GotgPeer(JOINER, _key("staller"), TLS_FP, None, det_rand("stall-joiner"))
         self.held: list[bytes] = []
 
     def act(self) -> None:
@@ -140,7 +141,7 @@ async def _quietly(run) -> None:
 
 async def one(timer: Timer, stay: float, period: float, folder: Path) -> tuple[float, int]:
     """(seconds from the joiner's obligation to the host's claim, connections made)."""
-    peer = Peer(HOST, _key("host"), TLS_FP, timer.options, det_rand("stall-host"))
+    peer = GotgPeer(HOST, _key("host"), TLS_FP, timer.options, det_rand("stall-host"))
     host = GameSession(peer, folder, SECRET, LIMITS)
     host.perform(lambda p: p.start())
     staller = Staller(timer)

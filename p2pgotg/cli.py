@@ -8,7 +8,7 @@ import random
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from p2pgotg import __version__
 from p2pgotg.players.levels import PLAY_DEFAULT, PLAYABLE, SEAT_DEFAULT
@@ -32,7 +32,17 @@ def _cmd_demo(args: argparse.Namespace) -> int:
             line += f"  challenge: {record.result.value.replace('_', ' ')}"
         print(line)
     print(game.ascii())
-    print(game.outcome.describe() if game.outcome else f"stopped after {game.ply} moves")
+    moves = f"{game.ply} move{'' if game.ply == 1 else 's'}"  # (no screen module: start-up)
+    print(game.outcome.describe() if game.outcome else f"stopped after {moves}")
+    return 0
+
+
+def _cmd_rules(args: argparse.Namespace) -> int:
+    """How to play, in a screenful: the same text as `?` in the game and the README."""
+    from p2pgotg.rules.primer import TITLE, primer
+
+    print(f"{TITLE}\n\n{primer()}\nEvery rule, and what was decided where the rule texts "
+          "disagree:\nchapter 1 of SPEC.md.")
     return 0
 
 
@@ -40,25 +50,30 @@ def _cmd_demo(args: argparse.Namespace) -> int:
 VERIFY_CHUNK = 1 << 16
 
 
-def _judge_file(path: str) -> tuple[str, Report, int]:
+def _judge_file(path: str) -> tuple[str, Report, int, dict[str, bytes]]:
     """Stream a transcript through the referee: memory grows with the game, never with the
-    file. Returns (the owner's role, the report, how many message records); raises
-    OSError or TranscriptError."""
+    file. Returns (the owner's role, the report, how many message records, the players'
+    names as saved); raises OSError or TranscriptError."""
+    from p2pgotg.games import referee as open_referee
     from p2pgotg.protocol import RecordReader, Referee
+    from p2pgotg.protocol.transcript import NAME_FIELDS
 
     reader = RecordReader()
     referee: Referee | None = None
+    names: dict[str, bytes] = {}
     with open(path, "rb") as f:
         while chunk := f.read(VERIFY_CHUNK):
             records = reader.feed(chunk)
             if referee is None and reader.role is not None and reader.key is not None:
-                referee = Referee(reader.role, reader.key)
+                referee = open_referee(reader.role, reader.key)
             for record in records:
                 assert referee is not None
+                if record[0] == "secrets":
+                    names.update((k, v) for k, v in record[1].items() if k in NAME_FIELDS)
                 referee.add(record)
         torn = reader.finish()
     assert referee is not None  # (finish raised if the header never came)
-    return referee.role, referee.finish(torn), referee.messages
+    return referee.role, referee.finish(torn), referee.messages, names
 
 
 def _cmd_verify(args: argparse.Namespace) -> int:
@@ -66,41 +81,63 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     from p2pgotg.protocol import Finding, TranscriptError
 
     try:
-        role, report, messages = _judge_file(args.file)
+        role, report, messages, names = _judge_file(args.file)
     except OSError as exc:
         print(f"cannot read {args.file}: {exc.strerror or exc}", file=sys.stderr)
         return 2
     except TranscriptError as exc:
         print(f"{args.file} is not a readable transcript: {exc}", file=sys.stderr)
         return 2
+    from p2pgotg.net.paths import own_public_keys
+    from p2pgotg.net.player_name import player_label, saved_names
+    from p2pgotg.protocol.flow import other
+
     flow = report.flow
     verdict = report.verdict
-
-    def who(role: str | None) -> str:
-        if role is None or flow.white is None:
-            return str(role)
-        return f"{'White' if role == flow.white else 'Black'} ({role})"
-
     print(f"transcript: {args.file}")
     print(f"written by: the {role}; {messages} signed messages")
+    if flow is None:
+        print(f"exit {int(report.finding)}:     {_FINDINGS[int(report.finding)]}")
+        return int(report.finding)
+    first, colours = flow.first, flow.colours()
+    own_keys = own_public_keys()
+    labels = {r: player_label(name, flow.key_of(r), own_keys)
+              for r, name in saved_names(names, role, other(role)).items()}
+
+    def who(role: str | None) -> str:
+        if role is None or first is None:
+            return str(role)
+        return f"{colours[0] if role == first else colours[1]} ({role})"
+
+    def yours(text: str) -> str:
+        """`White (host) wins` says `White (host, you) wins` to the reader who was White."""
+        for r, label in labels.items():
+            if label == "you":
+                text = text.replace(f"({r})", f"({r}, you)")
+        return text
+
+    for n, player in enumerate((role, other(role))):
+        colour = "" if first is None else \
+            f", {colours[0] if player == first else colours[1]}"
+        print(f"{'players:' if n == 0 else '':<12}{labels[player]}{colour} (the {player})")
     if flow.game_id is not None:
         print(f"game id:    {flow.game_id.hex()}")
     if flow.options is not None:
         print(f"rules:      {flow.options.describe()}")
-    if flow.white is not None:
-        print(f"white:      the {flow.white}")
-    if flow.game is not None:
-        print(f"moves:      {flow.game.ply}")
+    if first is not None:
+        print(f"{colours[0].lower() + ':':<11} the {first}")
+    for label, value in flow.summary():
+        print(f"{label + ':':<11} {value}")
     if flow.result is not None:
         termination, winner = flow.result
         how = termination.value.replace("_", " ") if termination else "a proven violation"
         ended = f"{'draw' if winner is None else who(winner) + ' wins'} ({how})"
         if verdict is not None and verdict.result() != ended:
-            print(f"game ended: {ended}")
-        print(f"result:     {verdict.result() if verdict is not None else ended}")
+            print(f"game ended: {yours(ended)}")
+        print(f"result:     {yours(verdict.result() if verdict is not None else ended)}")
     elif verdict is not None:
-        print(f"result:     {verdict.result()}")
-    print(f"verdict:    {report.describe()}")
+        print(f"result:     {yours(verdict.result())}")
+    print(f"verdict:    {yours(report.describe())}")
     if report.torn_tail and report.finding is not Finding.UNREADABLE:
         print("note:       the last record is cut short (a crash while writing): it was "
               "never sent and proves nothing; the verdict rests on the records before it")
@@ -111,7 +148,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 #: What each exit code of `verify` means (SPEC 2.8; README).
 _FINDINGS = {
     0: "finished and clean, no claim: the transcript proves the result (a complete "
-       "audit, or a resignation and the winner's audit)",
+       "audit, or a resignation and the winner's audit, or a game that hides nothing)",
     1: "a rule was broken, proven by a message its breaker signed",
     2: "the file cannot be read: missing, damaged, edited, forged or cut short",
     3: "the game or its audit is not finished: nothing is proven yet",
@@ -135,6 +172,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
         return run_terminal(None, Launch(review=path), ascii=args.ascii)
     print(f"{path}: {review.options.describe()}")
+    print(f"players: {review.players_line}")
     for step in review.steps:
         print(f"{step.text:<24}{step.explained}".rstrip())
     print(f"{review.result}; {review.audit}")
@@ -167,25 +205,34 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
     import trio
 
     from p2pgotg.selfplay import play_one
+    from p2pgotg.ui.words import plural
 
     options = _options_from(args)
     base = Path(args.save_dir) if args.save_dir else Path(tempfile.mkdtemp(prefix="p2pgotg-"))
     seed = args.seed if args.seed is not None else random.randrange(2**31)
     failures = 0
-    print(f"self-play: {args.games} game(s), seed {seed}, level {args.level}, "
+    print(f"self-play: {plural(args.games, 'game')}, seed {seed}, level {args.level}, "
           f"{options.describe()}")
+    if not args.save_dir:
+        print(f"the transcripts go to a new temporary folder, {base}, which stays after the "
+              "run (--save-dir DIR keeps them elsewhere)")
     for n in range(args.games):
         game_dir = base / f"game-{n + 1}"
         result = trio.run(play_one, options, game_dir, seed + n, None, args.level)
         verdict = result.verdict
-        moves = result.host.peer.view.ply if result.host.peer.view else 0
+        view = getattr(result.host.peer, "view", None)
+        played = view.ply if view else 0
+        unit = "move" if getattr(args, "game", None) != "towers" else "action"
         ok = verdict is not None and verdict.clean and verdict.audit_complete and result.agreed
         failures += not ok
-        print(f"game {n + 1}: {moves} moves; "
+        print(f"game {n + 1}: {plural(played, unit)}; "
               f"{verdict.describe() if verdict else 'no verdict'}"
               f"{'' if result.agreed else ' (the two sides disagree!)'}")
         print(f"         transcripts: {result.host.path} and {result.joiner.path}")
-    print(f"{args.games - failures} of {args.games} games audited clean")
+    print(f"{args.games - failures} of {plural(args.games, 'game')} audited clean")
+    if not args.save_dir:
+        print(f"the transcripts stay in {base}: delete that folder when you no longer need "
+              "them")
     return 1 if failures else 0
 
 
@@ -256,6 +303,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
     from p2pgotg.net.games import games_dir
     from p2pgotg.net.hosting import HostConfig
     from p2pgotg.net.paths import load_or_create_identity, load_or_create_tls_identity
+    from p2pgotg.net.player_name import BadNameError
     from p2pgotg.selfplay import bot_runner, seat_seed
 
     if args.reply is not None:
@@ -264,22 +312,40 @@ def _cmd_host(args: argparse.Namespace) -> int:
         print("--max-games needs --bot: the bot plays every game of a many-game host",
               file=sys.stderr)
         return 2
-    for given, name in ((args.games_total, "--games-total"),
+    for given, flag in ((args.games_total, "--games-total"),
                         (args.action_limit, "--action-limit"),
                         (args.games_per_address, "--games-per-address")):
         if given is not None and args.max_games is None:
-            print(f"{name} needs --max-games", file=sys.stderr)
+            print(f"{flag} needs --max-games", file=sys.stderr)
             return 2
-    if not args.bot:
-        return _interface(args, "host")
+    if args.max_games is not None and (args.resume or args.new):
+        print("--resume and --new choose for one game: the many-game host resumes every "
+              "unfinished game it holds", file=sys.stderr)
+        return 2
     try:
         key = load_or_create_identity()
         cert, tls_key = load_or_create_tls_identity()
     except NetError as exc:
         print(f"cannot load your keys: {exc.user_message}", file=sys.stderr)
         return 2
+    resume = True  # (the many-game host resumes every unfinished game it holds)
+    if args.max_games is None:
+        try:
+            decided = _host_again(args, key, interactive=not args.bot)
+        except _CannotHost as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        if not args.bot:
+            return _interface(args, "host", resume=decided)
+        resume = bool(decided)
+    try:
+        name = _player_name(args, ask=False)
+    except BadNameError as exc:
+        print(f"--name: {exc}", file=sys.stderr)
+        return 2
     config = HostConfig(key, cert, tls_key, _options_from(args), games_dir(),
-                        port=args.port, bind=args.bind, limits=_limits(args))
+                        port=args.port, bind=args.bind, limits=_limits(args), resume=resume,
+                        name=name)
     if args.max_games is not None:
         return _host_many(args, config)
     reach = cli_internet.reach_options(args, config.options.describe())
@@ -356,6 +422,7 @@ def _host_many(args: argparse.Namespace, config) -> int:
     from p2pgotg.net.invite import one_invite
     from p2pgotg.net.multihost import ACTION_LIMIT, host_many, tune_collector_for_many_games
     from p2pgotg.selfplay import bot_runner, seat_seed
+    from p2pgotg.ui.words import plural
 
     action_limit = float(args.action_limit) if args.action_limit is not None else ACTION_LIMIT
     if args.games_per_address is not None:
@@ -400,8 +467,8 @@ def _host_many(args: argparse.Namespace, config) -> int:
             hosting = await nursery.start(run)
             _say(f"rules: {config.options.describe()}")
             _say(f"invite: {one_invite(hosting.invites)}")  # (README: why v2)
-            _say(f"hosting up to {args.max_games} games at once: share one invite code with "
-                 "every player...")
+            _say(f"hosting up to {plural(args.max_games, 'game')} at once: share one invite "
+                 "code with every player...")
             _say(f"a player who has owed a move (or anything) for {action_limit:g} s loses "
                  "that game by this host's claim (--action-limit)")
 
@@ -413,7 +480,8 @@ def _host_many(args: argparse.Namespace, config) -> int:
         return failed
     if result:
         s = result[0]
-        print(f"done: {s.started} games started, {s.resumed} resumed, {s.finished} ended, "
+        print(f"done: {plural(s.started, 'game')} started, {s.resumed} resumed, "
+              f"{s.finished} ended, "
               f"{s.refused_full} joiners refused as the host was full", flush=True)
     return 0
 
@@ -434,6 +502,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
     from p2pgotg.net.games import games_dir
     from p2pgotg.net.joining import JoinConfig, join_game
     from p2pgotg.net.paths import identity_for_joining
+    from p2pgotg.net.player_name import BadNameError
     from p2pgotg.net.racing import prepare_join
     from p2pgotg.net.session import GameSession, SessionError
     from p2pgotg.selfplay import bot_runner, seat_seed
@@ -450,6 +519,11 @@ def _cmd_join(args: argparse.Namespace) -> int:
     tor = cli_internet.tor_choice(args)
     if servers is None or tor is None:
         return 2
+    try:
+        name = _player_name(args, ask=False)
+    except BadNameError as exc:
+        print(f"--name: {exc}", file=sys.stderr)
+        return 2
     limits = _limits(args)
 
     def show_reply(code: str) -> None:
@@ -459,7 +533,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
         invite, opener = await prepare_join(args.code, servers, limits, _status, show_reply,
                                             tor)
         key = identity_for_joining(invite.pin)  # (a short code's pin is known only now)
-        config = JoinConfig(key, invite, games_dir(), limits, opener=opener)
+        config = JoinConfig(key, invite, games_dir(), limits, opener=opener, name=name)
         return await join_game(config, bot_runner(seat_seed(args.seed), args.bot_delay,
                                                   args.level), on_status=_status)
 
@@ -477,11 +551,58 @@ def _cmd_join(args: argparse.Namespace) -> int:
     return _report(session)
 
 
+def _player_name(args: argparse.Namespace, ask: bool) -> str | None:
+    """This player's name, shown to the other side with the key's fingerprint (SPEC 3.4):
+    `--name` (kept for next time), else P2PGOTG_NAME (this run only), else the one kept
+    beside the keys, else, once, asked for (`ask`: a person at a terminal). Raises
+    BadNameError for a name that cannot be one."""
+    import os
+
+    from p2pgotg.net.player_name import NAME_ENV, clean_name, load_name, save_name
+
+    given = getattr(args, "name", None)
+    if given is not None:
+        save_name(given)
+        return clean_name(given)
+    if os.environ.get(NAME_ENV):
+        return clean_name(os.environ[NAME_ENV])
+    kept = load_name()
+    if kept is not None or not ask:
+        return kept
+    return _ask_name()
+
+
+def _ask_name() -> str | None:
+    """The first time: ask for a name, keep it beside the keys (Enter skips, for now)."""
+    from p2pgotg.net.player_name import BadNameError, name_path, save_name
+
+    if not sys.stdin.isatty():
+        return None
+    import textwrap
+
+    print(textwrap.fill("What name should the players you meet see? They see it beside your "
+                        f"key's fingerprint. Asked once: it is kept in {name_path()} (--name "
+                        "changes it). Enter skips.", 78))
+    while True:
+        try:
+            typed = input("Your name: ")
+        except (EOFError, OSError):
+            return None
+        if not typed.strip():
+            return None
+        try:
+            save_name(typed)
+        except BadNameError as exc:
+            print(f"{exc}: try another")
+            continue
+        return " ".join(typed.split())
+
+
 def _has_terminal() -> bool:
     return sys.stdin.isatty() and sys.stdout.isatty()
 
 
-def _interface(args: argparse.Namespace, mode: str | None) -> int:
+def _interface(args: argparse.Namespace, mode: str | None, resume: bool | None = None) -> int:
     """Open the terminal game: `play` (the bot), `host`, `join`, or the start screen."""
     from p2pgotg import cli_internet
 
@@ -494,10 +615,16 @@ def _interface(args: argparse.Namespace, mode: str | None) -> int:
         bot = " (or add --bot to let the bot play this side)" if mode in ("host", "join") else ""
         print(f"the game's screen needs a terminal: run this in one{bot}", file=sys.stderr)
         return 2
+    from p2pgotg.net.player_name import BadNameError
     from p2pgotg.ui.runner import Launch, run_terminal
     from p2pgotg.ui.state import Mode
 
     launch = Launch()
+    try:
+        launch.name = _player_name(args, ask=True)
+    except BadNameError as exc:
+        print(f"--name: {exc}", file=sys.stderr)
+        return 2
     if hasattr(args, "arbiter"):
         launch.options = _options_from(args)
     if getattr(args, "seed", None) is not None:
@@ -508,6 +635,7 @@ def _interface(args: argparse.Namespace, mode: str | None) -> int:
         launch.level = args.level
     if hasattr(args, "abandon"):
         launch.limits = _limits(args)
+    launch.resume = resume
     launch.port = getattr(args, "port", 0)
     launch.bind = getattr(args, "bind", None)
     launch.invite = getattr(args, "code", None)
@@ -602,46 +730,170 @@ def _bind_address(text: str) -> str:
         "addresses, or give one it has (127.0.0.1 for this computer only)")
 
 
-def _options_from(args: argparse.Namespace):
+#: The rule options' argument names: each is None unless given (the defaults are
+#: RuleOptions'), so that `host` can tell options given for a new game from none given.
+GENERALS_ARGUMENTS = ("arbiter", "flag_rule", "two_squares", "chasing", "move_time")
+TOWERS_ARGUMENTS = ("teams", "capture", "climb_limit", "descent_limit", "start_gap",
+                    "short_turn", "stuck_loses", "partners_block", "bonus_highest_tower",
+                    "bonus_most_pawns", "turn_time")
+RULE_ARGUMENTS = (*GENERALS_ARGUMENTS, *TOWERS_ARGUMENTS, "clock")
+
+
+class _BadOptions(Exception):
+    """Rule options that do not go together; `str()` says why, for the user."""
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _options_from(args: argparse.Namespace) -> Any:
+    """The rule options of the game chosen with --game (Game of the Generals' by default);
+    _BadOptions when an option of the other game is given."""
+    towers = getattr(args, "game", None) == "towers"
+    stray = [_flag(name) for name in (GENERALS_ARGUMENTS if towers else TOWERS_ARGUMENTS)
+             if getattr(args, name, None) is not None]
+    if stray:
+        game = "Towers" if towers else "Game of the Generals"
+        raise _BadOptions(f"{', '.join(stray)}: not a rule option of {game}"
+                          + ("" if towers else " (add --game towers to host Towers)"))
+    return _towers_options(args) if towers else _generals_options(args)
+
+
+def _generals_options(args: argparse.Namespace) -> Any:
     from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions
 
+    default = RuleOptions()
     return RuleOptions(
-        flag_rule=FlagRule(args.flag_rule),
-        two_squares=args.two_squares,
-        chasing=args.chasing,
-        challenge_mode=ChallengeMode(args.arbiter),
-        clock_seconds=args.clock,
-        move_seconds=args.move_time,
+        flag_rule=FlagRule(args.flag_rule) if args.flag_rule else default.flag_rule,
+        two_squares=bool(args.two_squares),
+        chasing=bool(args.chasing),
+        challenge_mode=ChallengeMode(args.arbiter) if args.arbiter else default.challenge_mode,
+        clock_seconds=args.clock or 0,
+        move_seconds=args.move_time or 0,
     )
 
 
+def _towers_options(args: argparse.Namespace) -> Any:
+    from p2pgotg.games.towers.rules.options import CaptureRule, RuleOptions
+
+    default = RuleOptions()
+    try:
+        return RuleOptions(
+            seats=4 if args.teams else 2, teams=bool(args.teams),
+            capture=CaptureRule(args.capture) if args.capture else default.capture,
+            climb_limit=args.climb_limit or 0, descent_limit=args.descent_limit or 0,
+            start_gap=args.start_gap or default.start_gap,
+            short_turn=bool(args.short_turn), stuck_loses=bool(args.stuck_loses),
+            partners_block=bool(args.partners_block),
+            bonus_highest_tower=bool(args.bonus_highest_tower),
+            bonus_most_pawns=bool(args.bonus_most_pawns),
+            clock_seconds=args.clock or 0, turn_seconds=args.turn_time or 0)
+    except ValueError as exc:
+        raise _BadOptions(str(exc).replace("teams", "--teams")) from None
+
+
+def _rules_given(args: argparse.Namespace) -> bool:
+    return any(getattr(args, name, None) is not None for name in RULE_ARGUMENTS)
+
+
+class _CannotHost(Exception):
+    """`host` was asked for what it cannot do; `str()` says why, for the user."""
+
+
+def _host_again(args: argparse.Namespace, key, interactive: bool) -> bool | None:
+    """Whether `host` resumes its newest unfinished hosted game: True or False when decided
+    (`--resume`, `--new`, or nothing to resume), None for the screen to ask. Raises
+    _CannotHost when neither can be done: rule options given for a new game are never
+    dropped to resume a game hosted with other rules."""
+    from p2pgotg.net.games import games_dir, unfinished_games
+    from p2pgotg.protocol import HOST
+
+    saved = [g for g in unfinished_games(games_dir(), HOST, key) if g.join_secret is not None]
+    if not saved:
+        if args.resume:
+            raise _CannotHost("--resume: you have no unfinished hosted game to resume "
+                              "(p2pgotg games lists your games); leave it out to host a new "
+                              "game")
+        return False
+    if args.new:
+        return False
+    game, options = saved[0], _options_from(args)
+    if _rules_given(args) and game.options != options and (args.resume or not interactive):
+        rules = game.options.describe() if game.options is not None else "unknown rules"
+        raise _CannotHost(f"your unfinished hosted game ({game.path.name}) has the rules: "
+                          f"{rules}. The rule options given ({options.describe()}) are for a "
+                          "new game: add --new to host one (the unfinished game stays "
+                          "saved), or leave them out to resume it")
+    if not interactive:
+        print(f"your unfinished hosted game ({game.path.name}) resumes; --new hosts a new game "
+              "instead", flush=True)
+    return True if args.resume or not interactive else None
+
+
 def _add_rule_options(p: argparse.ArgumentParser) -> None:
-    g = p.add_argument_group("rule options (proposed by the host)")
-    g.add_argument("--arbiter", choices=["open", "blind"], default="open",
+    p.add_argument("--game", choices=["generals", "towers"], default="generals",
+                   help="the game: generals (Game of the Generals, the default) or towers "
+                   "(Towers, seed 002: p2pgotg rules --game towers)")
+    g = p.add_argument_group("rule options of Game of the Generals (proposed by the host)")
+    g.add_argument("--arbiter", choices=["open", "blind"], default=None,
                    help="open (default): both ranks of a challenge are declared; blind: a "
                    "two-party computation tells both players only who won, as an arbiter "
                    "would")
     g.add_argument("--flag-rule", choices=["safe_or_survive", "always_survive", "immediate"],
-                   default="safe_or_survive",
+                   default=None,
                    help="when a Flag that reaches the far back rank wins: safe_or_survive "
                    "(default) at once if no enemy piece stands beside it, else once it has "
                    "survived the opponent's next move; always_survive only once it has "
                    "survived the opponent's next move; immediate at once")
-    g.add_argument("--two-squares", action="store_true",
+    g.add_argument("--two-squares", action="store_true", default=None,
                    help="forbid moving one piece between the same two squares more than "
                    "three turns in a row (off by default)")
-    g.add_argument("--chasing", action="store_true",
+    g.add_argument("--chasing", action="store_true", default=None,
                    help="forbid chasing: threatening the piece that just moved away from you "
                    "again, when that repeats an earlier position (off by default)")
-    g.add_argument("--clock", type=_duration, default=0, metavar="TIME",
-                   help="each player's total time, e.g. 15m (default: none)")
-    g.add_argument("--move-time", type=_duration, default=0, metavar="TIME",
+    g.add_argument("--move-time", type=_duration, default=None, metavar="TIME",
                    help="the most one move may take, e.g. 60s (default: none)")
+    t = p.add_argument_group("rule options of Towers, with --game towers (SPEC 4.10)")
+    t.add_argument("--teams", action="store_true", default=None,
+                   help="each player plays two colours, alternately (the seed's 2-player "
+                   "variant: 4 colours, 9 flags each)")
+    t.add_argument("--capture", choices=["higher", "not_lower"], default=None,
+                   help="a pawn takes another from a higher tower (default), or from one at "
+                   "least as high (not_lower)")
+    t.add_argument("--climb-limit", type=_positive, default=None, metavar="N",
+                   help="a move climbs at most N layers (default: any)")
+    t.add_argument("--descent-limit", type=_positive, default=None, metavar="N",
+                   help="a move goes down at most N layers (default: any)")
+    t.add_argument("--start-gap", type=int, choices=[1, 2], default=None,
+                   help="border squares that must lie between two starting squares "
+                   "(default: 2)")
+    t.add_argument("--short-turn", action="store_true", default=None,
+                   help="a turn whose second action is impossible ends, not the game")
+    t.add_argument("--stuck-loses", action="store_true", default=None,
+                   help="a colour that cannot act loses")
+    t.add_argument("--partners-block", action="store_true", default=None,
+                   help="with --teams: a partner's pawn blocks like your own")
+    t.add_argument("--bonus-highest-tower", action="store_true", default=None,
+                   help="1 point for the colour whose flags alone top the highest tower")
+    t.add_argument("--bonus-most-pawns", action="store_true", default=None,
+                   help="1 point for the colour with the most pawns on the board")
+    t.add_argument("--turn-time", type=_duration, default=None, metavar="TIME",
+                   help="the most one turn (two actions) may take, e.g. 60s (default: none)")
+    p.add_argument("--clock", type=_duration, default=None, metavar="TIME",
+                   help="each player's total time, e.g. 15m (default: none)")
 
 
 def _add_level_option(p: argparse.ArgumentParser, default: str, what: str) -> None:
     p.add_argument("--level", choices=PLAYABLE, default=default,
                    help=f"{what} (default: {default})")
+
+
+def _add_name(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--name", default=None, metavar="NAME",
+                   help="your name, shown to the other player beside your key's fingerprint "
+                   "(kept for next time; asked once when a terminal game starts without one; "
+                   "P2PGOTG_NAME sets one for a single run)")
 
 
 def _add_ascii(p: argparse.ArgumentParser) -> None:
@@ -667,6 +919,7 @@ def _add_seat_options(p: argparse.ArgumentParser, away: str) -> None:
                    "(its coin, its setup reveal, a challenge's answer)")
     p.add_argument("--setup-timeout", type=_duration, default=300, metavar="TIME",
                    help="claim the game if the other side does not commit a setup in time")
+    _add_name(p)
     _add_ascii(p)
 
 
@@ -690,6 +943,11 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--max-moves", type=_positive, default=2000, metavar="N",
                       help="stop after N moves if the game has not ended (default: 2000)")
     demo.set_defaults(func=_cmd_demo)
+    rules = sub.add_parser("rules", help="how to play: the ranks, challenges, how to win, keys",
+                           description="The rules in a screenful (the same text as ? in "
+                           "the game): the ranks in order, who beats whom, the Spy and the "
+                           "Private, the Flag and how to win, the keys.")
+    rules.set_defaults(func=_cmd_rules)
     verify = sub.add_parser(
         "verify",
         help="check a saved game transcript",
@@ -706,12 +964,6 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--bind", type=_bind_address, default=None, metavar="ADDRESS",
                       help="an address of this computer to listen on (default: all)")
     _add_seat_options(host, away="the other player")
-    cli_internet.add_host_arguments(host)
-    host.add_argument("--max-games", type=_positive, default=None, metavar="N",
-                      help="with --bot: host up to N games at once (one invite for all), "
-                      "until interrupted; with N > 1 the bots think in a worker process")
-    host.add_argument("--games-total", type=_positive, default=None, metavar="M",
-                      help="with --max-games: stop once M games have ended")
     host.add_argument("--action-limit", type=_duration, default=None, metavar="TIME",
                       help="with --max-games: claim a game whose player has owed the same "
                       "thing this long (a move, with or without a clock; its setup; an "
@@ -720,6 +972,19 @@ def build_parser() -> argparse.ArgumentParser:
     host.add_argument("--games-per-address", type=_positive, default=None, metavar="N",
                       help="with --max-games: at most N games in progress with one address "
                       "(an IPv4 address or an IPv6 /64) at once (default: 8)")
+    cli_internet.add_host_arguments(host)
+    host.add_argument("--max-games", type=_positive, default=None, metavar="N",
+                      help="with --bot: host up to N games at once (one invite for all), "
+                      "until interrupted; with N > 1 the bots think in a worker process")
+    host.add_argument("--games-total", type=_positive, default=None, metavar="M",
+                      help="with --max-games: stop once M games have ended")
+    again = host.add_argument_group(
+        "an unfinished hosted game (without these, the screen asks; headless, it resumes)")
+    choice = again.add_mutually_exclusive_group()
+    choice.add_argument("--resume", action="store_true",
+                        help="resume your unfinished hosted game without asking")
+    choice.add_argument("--new", action="store_true",
+                        help="host a new game without asking (the unfinished one stays saved)")
     _add_rule_options(host)
     host.set_defaults(func=_cmd_host)
     join = sub.add_parser("join", help="join a game by its short code or invite code; "
@@ -737,11 +1002,13 @@ def build_parser() -> argparse.ArgumentParser:
     _add_level_option(play, PLAY_DEFAULT, "how well the bot plays")
     play.add_argument("--think", type=_seconds, default=0.45, metavar="SECONDS",
                       help="the bot waits this long before each move (default: 0.45)")
+    _add_name(play)
     _add_ascii(play)
     _add_rule_options(play)
     play.set_defaults(func=_cmd_play)
     start = sub.add_parser("start", help="the start screen: play the bot, host or join")
     _add_level_option(start, PLAY_DEFAULT, "how well the bot plays (l changes it there)")
+    _add_name(start)
     _add_ascii(start)
     cli_internet.add_start_arguments(start)
     start.set_defaults(func=_cmd_start)
@@ -784,6 +1051,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         from p2pgotg.cli_internet import given_code
 
         args.code = given_code(args.code)
+    if hasattr(args, "game"):
+        try:
+            _options_from(args)
+        except _BadOptions as exc:
+            parser.error(str(exc))
     if not hasattr(args, "func"):
         if args.command is None and _has_terminal():
             args.ascii = False

@@ -6,20 +6,20 @@ import random
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pgotg.games import module_of_peer
 from p2pgotg.net.hosting import HostConfig, host_game
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import JoinConfig, join_game
 from p2pgotg.net.seat import drive
 from p2pgotg.net.session import GameSession, Limits
 from p2pgotg.net.tls import make_certificate
-from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.players.levels import SEAT_DEFAULT
 from p2pgotg.protocol import Verdict
-from p2pgotg.rules import RuleOptions
 
 
 @dataclass
@@ -47,16 +47,18 @@ def seat_seed(fixed: int | None, number: int = 0) -> int:
 
 
 def bot_runner(seed: int, delay: float = 0.0, level: str = SEAT_DEFAULT):
-    """A seat runner for the bot at `level`; it waits `delay` seconds before each action."""
-    seat = BotSeat(random.Random(seed), level)
+    """A seat runner for the bot of the session's game at `level`; it waits `delay` seconds
+    before each action."""
+    rng = random.Random(seed)
 
     async def run(session: GameSession) -> None:
+        seat = module_of_peer(session.peer).bot_seat(rng, level)
         await drive(session, seat.step, think=delay)
 
     return run
 
 
-async def play_one(options: RuleOptions, save_dir: Path, seed: int,
+async def play_one(options: Any, save_dir: Path, seed: int,
                    limits: Limits | None = None, level: str = SEAT_DEFAULT) -> SelfplayResult:
     """One bot-versus-bot game between a host and a joiner in this process, both bots
     at `level`."""

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from p2pgotg.games.gotg.flow import GotgFlow
 from p2pgotg.net.framing import FrameDecoder
-from p2pgotg.protocol.flow import GameFlow
 
 _PATH = Path(__file__).resolve().parent.parent / "bench" / "fuzz.py"
 
@@ -55,14 +55,14 @@ def test_the_harness_catches_a_decoder_that_keeps_growing(fuzz, monkeypatch):
 
 
 def test_the_harness_catches_a_state_change_on_refused_input(fuzz, monkeypatch):
-    original = GameFlow._on_move
+    original = GotgFlow.MESSAGES["move"]
     calls = itertools.count()
 
     def leaky(self, role, body, ack, fail):
         self.draw_offer = f"leak {next(calls)}"  # changed before the checks refuse the move
         return original(self, role, body, ack, fail)
 
-    monkeypatch.setattr(GameFlow, "_on_move", leaky)
+    monkeypatch.setitem(GotgFlow.MESSAGES, "move", leaky)
     h = fuzz.Harness(fuzz.random.Random(2))
     fixtures = [fuzz.Fixture(name, build) for name, build in fuzz.FIXTURES
                 if name == "play"]

@@ -23,6 +23,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hostkit import FAST, SAFETY, assert_clean, joiner
 
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net import joining
 from p2pgotg.net.admission import AdmissionLimits, source_of
 from p2pgotg.net.errors import NetError
@@ -46,7 +47,7 @@ from p2pgotg.net.tls import (
     server_context,
 )
 from p2pgotg.players.bot_seat import BotSeat
-from p2pgotg.protocol import HOST, JOINER, Peer, Phase, parse
+from p2pgotg.protocol import HOST, JOINER, Phase, parse
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.rules import RuleOptions, Termination
 from p2pgotg.selfplay import bot_runner
@@ -740,7 +741,7 @@ async def see_the_toss(invite: Invite, key: Ed25519PrivateKey) -> dict | str:
     stream = trio.SSLStream(tcp, client_context(), https_compatible=False)
     await stream.do_handshake()
     channel = FramedChannel(stream, keepalive_interval=0.2, silence_timeout=None)
-    peer = Peer(JOINER, key, certificate_fingerprint(peer_certificate(stream)))
+    peer = GotgPeer(JOINER, key, certificate_fingerprint(peer_certificate(stream)))
     try:
         await channel.send(frames.hi(invite.secret, None, 0))
         admitted = frames.fields(await channel.receive())

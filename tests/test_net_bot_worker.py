@@ -9,10 +9,10 @@ import random
 import pytest
 import trio
 
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.bot_worker import SetupRequest, TurnRequest, ViewDelta, _Games
 from p2pgotg.net.bot_worker_client import RemoteBotSeat, open_bot_worker
 from p2pgotg.players.bot_seat import BotSeat, as_peer_action, rules_to_accept
-from p2pgotg.protocol import Peer
 from p2pgotg.protocol.pair import Pair
 from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions, Side
 
@@ -46,7 +46,7 @@ def across_processes(message):
 
 
 def worker_step(seat: RemoteBotSeat, games: _Games):
-    def step(peer: Peer):
+    def step(peer: GotgPeer):
         request = seat.request(peer)
         if request is None:
             return rules_to_accept(peer)
@@ -94,7 +94,7 @@ def test_after_the_first_request_only_what_is_new_is_sent():
     seat, games = RemoteBotSeat(1, 5), _Games()
     sent: list[SetupRequest | TurnRequest] = []
 
-    def step(peer: Peer):
+    def step(peer: GotgPeer):
         request = seat.request(peer)
         if request is None:
             return rules_to_accept(peer)

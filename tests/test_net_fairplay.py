@@ -22,12 +22,13 @@ import trio.testing
 
 from p2pgotg.cli import main as cli_main
 from p2pgotg.crypto import key_from_seed
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.seat import drive
 from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.players.bot_seat import BotSeat
-from p2pgotg.protocol import HOST, JOINER, Peer, Phase, RemoteProtocolError, parse
+from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError, parse
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.pair import det_rand
 from p2pgotg.rules import RuleOptions, Setup, Termination
@@ -42,7 +43,7 @@ def det_key(label: str):
 
 def new_host(tmp_path: Path, limits: Limits, options: RuleOptions | None = None
              ) -> GameSession:
-    peer = Peer(HOST, det_key("host"), TLS_FP, options or RuleOptions(),
+    peer = GotgPeer(HOST, det_key("host"), TLS_FP, options or RuleOptions(),
                 det_rand("fairplay-host"))
     return GameSession(peer, tmp_path / "host", SECRET, limits)
 
@@ -57,19 +58,19 @@ def framed(limits: Limits, stream: trio.abc.Stream) -> FramedChannel:
 
 
 class Cheater:
-    """A joiner driven by hand: a Peer that plays along (the bot's setup) but holds back
+    """A joiner driven by hand: a GotgPeer that plays along (the bot's setup) but holds back
     the messages `withhold` picks, and connects to the host's session when told to."""
 
     def __init__(self, withhold: Callable[[bytes], bool], commit: bool = True) -> None:
-        self.peer = Peer(JOINER, det_key("cheater"), TLS_FP, None, det_rand("cheater"))
+        self.peer = GotgPeer(JOINER, det_key("cheater"), TLS_FP, None, det_rand("cheater"))
         self.withhold = withhold
         self.commit = commit
         self.held: list[bytes] = []
         self.frames: list[bytes] = []  # control frames the host sent
         # The peer as it was before the message it last took, and before the message that
         # gave it the turn: what it can still sign as if that message had not come.
-        self.fork: Peer = copy.deepcopy(self.peer)
-        self.before_turn: Peer | None = None
+        self.fork: GotgPeer = copy.deepcopy(self.peer)
+        self.before_turn: GotgPeer | None = None
 
     async def connect(self, host: GameSession, limits: Limits, nursery: trio.Nursery,
                       stay: float, send_first: list[bytes] | None = None,
@@ -456,7 +457,7 @@ async def test_a_hello_that_breaks_a_rule_is_kept_as_evidence(tmp_path, capsys,
     limits = Limits()
     host = new_host(tmp_path, limits)
     host.perform(lambda p: p.start())
-    joiner = Peer(JOINER, det_key("bad-hello"), TLS_FP, None, det_rand("bad-hello"))
+    joiner = GotgPeer(JOINER, det_key("bad-hello"), TLS_FP, None, det_rand("bad-hello"))
     a, b = trio.testing.memory_stream_pair()
     theirs = framed(limits, b)
 

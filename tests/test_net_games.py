@@ -20,12 +20,13 @@ import trio.testing
 
 from p2pgotg.cli import main as cli_main
 from p2pgotg.crypto import key_from_seed
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.seat import drive
 from p2pgotg.net.session import GameSession, Limits
 from p2pgotg.net.transcript_file import TranscriptFile
 from p2pgotg.players.bot_seat import BotSeat
-from p2pgotg.protocol import HOST, JOINER, Peer, parse
+from p2pgotg.protocol import HOST, JOINER, parse
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.pair import det_rand
 from p2pgotg.rules import FlagRule, RuleOptions
@@ -127,9 +128,9 @@ async def test_whole_game_over_a_byte_at_a_time_trickle(tmp_path, capsys, autoju
     """Every frame arrives in as many pieces as it has bytes, on both sides, for a whole
     game: the framing holds, and the game ends clean and identical on both sides."""
     limits = Limits()
-    host = GameSession(Peer(HOST, det_key("host"), TLS_FP, RuleOptions(), det_rand("th")),
+    host = GameSession(GotgPeer(HOST, det_key("host"), TLS_FP, RuleOptions(), det_rand("th")),
                        tmp_path / "host", SECRET, limits)
-    joiner = GameSession(Peer(JOINER, det_key("joiner"), TLS_FP, None, det_rand("tj")),
+    joiner = GameSession(GotgPeer(JOINER, det_key("joiner"), TLS_FP, None, det_rand("tj")),
                          tmp_path / "joiner", SECRET, limits)
     a, b = trio.testing.memory_stream_pair()
     host_stream, joiner_stream = Trickle(a), Trickle(b)
@@ -161,7 +162,7 @@ def test_selfplay_command_audits_clean_in_each_mode(arbiter: str, tmp_path: Path
                      "--save-dir", str(tmp_path)])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert f"challenges {arbiter}" in out and "1 of 1 games audited clean" in out
+    assert f"challenges {arbiter}" in out and "1 of 1 game audited clean" in out
 
 
 # -- write-ahead: nothing leaves before it is on disk -----------------------------------------
@@ -213,9 +214,9 @@ async def test_nothing_is_sent_before_its_transcript_record_is_fsynced(tmp_path,
 
     monkeypatch.setattr(TranscriptFile, "_fsync", watched_fsync)
     limits = Limits()
-    host = GameSession(Peer(HOST, det_key("host"), TLS_FP, RuleOptions(), det_rand("wh")),
+    host = GameSession(GotgPeer(HOST, det_key("host"), TLS_FP, RuleOptions(), det_rand("wh")),
                        tmp_path / "host", SECRET, limits)
-    joiner = GameSession(Peer(JOINER, det_key("joiner"), TLS_FP, None, det_rand("wj")),
+    joiner = GameSession(GotgPeer(JOINER, det_key("joiner"), TLS_FP, None, det_rand("wj")),
                          tmp_path / "joiner", SECRET, limits)
     a, b = trio.testing.memory_stream_pair()
     channels = WatchedChannel(a, host, synced, limits), WatchedChannel(b, joiner, synced, limits)

@@ -298,7 +298,7 @@ def test_the_host_screen_shows_the_short_code_large_and_a_joiner_uses_it(bed, tm
     tmux = Tmux(tmp_path / "tmux.sock")
     home = shlex.quote(str(tmp_path / "host"))
     try:
-        tmux.start(f"ip netns exec {bed.ns('hA')} env P2PGOTG_HOME={home} "
+        tmux.start(f"ip netns exec {bed.ns('hA')} env P2PGOTG_HOME={home} P2PGOTG_NAME=Host "
                    f"{shlex.quote(sys.executable)} -m p2pgotg host --ascii --stun off "
                    "--no-port-map --tor off; sleep 30", name="host")
         box = re.compile(r"\|   (\d+)  ([A-Z]+)  ([A-Z]+)   \|")
@@ -332,7 +332,7 @@ def test_the_host_screen_takes_a_reply_code_from_a_joiner_on_the_start_screen(be
     stun = " ".join(STUN_ARGS)
 
     def command(ns: str, home: str, args: str) -> str:
-        return (f"ip netns exec {bed.ns(ns)} env P2PGOTG_HOME="
+        return (f"ip netns exec {bed.ns(ns)} env P2PGOTG_NAME={home} P2PGOTG_HOME="
                 f"{shlex.quote(str(tmp_path / home))} {python} -m p2pgotg {args} --ascii "
                 f"{stun}; echo EXITED $?; sleep 30")
 

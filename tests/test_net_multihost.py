@@ -22,6 +22,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hostkit import FAST, SAFETY, assert_clean, joiner
 
+from p2pgotg.games import replay
 from p2pgotg.net.bot_worker_client import open_bot_worker
 from p2pgotg.net.faultproxy import CUT, FaultProxy, Plan, fixed_plans
 from p2pgotg.net.hosting import HostConfig
@@ -33,7 +34,7 @@ from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.players.bot import Bot
 from p2pgotg.players.bot_seat import BotSeat
-from p2pgotg.protocol import Finding, Phase, parse, replay
+from p2pgotg.protocol import Finding, Phase, parse
 from p2pgotg.rules import Rank, RuleOptions, Setup, Side
 from p2pgotg.selfplay import bot_runner, seat_seed
 
@@ -301,8 +302,9 @@ async def test_a_resent_joiner_hello_finds_its_game_among_several_waiting(tmp_pa
     awaiting a joiner's hello, `first` picks the right one; without it the host refuses, even
     when one game waits (issue 13: another holder of the invite must not take it over); a
     `first` of no game of ours finds nothing."""
+    from p2pgotg.games.gotg.peer import GotgPeer as Peer
     from p2pgotg.net.multihost import _Game, _MultiHost
-    from p2pgotg.protocol import HOST, Peer
+    from p2pgotg.protocol import HOST
 
     host = ManyHost(tmp_path, max_games=4)
     multi = _MultiHost(host.config, lambda n: bot_runner(n), 4, None, host.statuses.append,

@@ -21,6 +21,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.cli import main as cli_main
 from p2pgotg.crypto import key_from_seed
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.errors import ConnectionClosedError, NetError, PeerSilentError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.hosting import HostConfig, host_game
@@ -30,7 +31,7 @@ from p2pgotg.net.seat import drive
 from p2pgotg.net.session import GameSession, Limits, Link
 from p2pgotg.net.tls import make_certificate
 from p2pgotg.players.bot_seat import BotSeat
-from p2pgotg.protocol import HOST, JOINER, Peer, Phase, RemoteProtocolError, parse
+from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError, parse
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.pair import det_rand
 from p2pgotg.rules import RuleOptions, Setup, Termination
@@ -46,12 +47,12 @@ def det_key(label: str):
 
 
 def new_host(tmp_path: Path, options: RuleOptions, limits: Limits) -> GameSession:
-    peer = Peer(HOST, det_key("host"), TLS_FP, options, det_rand("timers-host"))
+    peer = GotgPeer(HOST, det_key("host"), TLS_FP, options, det_rand("timers-host"))
     return GameSession(peer, tmp_path / "host", SECRET, limits)
 
 
 def new_joiner(tmp_path: Path, limits: Limits) -> GameSession:
-    peer = Peer(JOINER, det_key("joiner"), TLS_FP, None, det_rand("timers-joiner"))
+    peer = GotgPeer(JOINER, det_key("joiner"), TLS_FP, None, det_rand("timers-joiner"))
     return GameSession(peer, tmp_path / "joiner", SECRET, limits)
 
 
@@ -78,7 +79,7 @@ async def wait_until(session: GameSession, condition) -> float:
 
 def never_moves(seat: BotSeat):
     """A seat that accepts and sets up, then never makes a move."""
-    def step(peer: Peer):
+    def step(peer: GotgPeer):
         return seat.step(peer) if peer.phase in (Phase.HELLO, Phase.SETUP) else None
     return step
 
@@ -129,10 +130,10 @@ async def test_a_player_out_of_time_loses_by_the_opponents_claim(tmp_path, capsy
 # -- the audit ----------------------------------------------------------------------------
 
 
-async def refuser(ch: FramedChannel, peer: Peer, rng: random.Random,
+async def refuser(ch: FramedChannel, peer: GotgPeer, rng: random.Random,
                   dropped: list[bytes]) -> None:
     """A joiner that plays along until the game starts, resigns, and never sends its
-    audit (the message its Peer made is dropped). It keeps the connection alive."""
+    audit (the message its GotgPeer made is dropped). It keeps the connection alive."""
     async def flush() -> None:
         for data in peer.data_to_send():
             if type_of(data) == "audit":
@@ -149,7 +150,7 @@ async def refuser(ch: FramedChannel, peer: Peer, rng: random.Random,
             try:
                 peer.receive(frame)
             except RemoteProtocolError:
-                # its Peer thinks its audit went out, so it takes the host's claim for a
+                # its GotgPeer thinks its audit went out, so it takes the host's claim for a
                 # message after the end: a cheater does not care, it stays connected
                 continue
             if peer.phase is Phase.HELLO and JOINER not in peer.flow.hellos:
@@ -166,7 +167,7 @@ async def test_a_resigner_that_refuses_the_audit_loses_proven_by_the_winners_aud
                                                                    autojump_clock):
     limits = Limits(audit=60.0, bye=5.0)
     host = new_host(tmp_path, RuleOptions(), limits)
-    cheat = Peer(JOINER, det_key("refuser"), TLS_FP, None, det_rand("timers-refuser"))
+    cheat = GotgPeer(JOINER, det_key("refuser"), TLS_FP, None, det_rand("timers-refuser"))
     dropped: list[bytes] = []
     a, b = trio.testing.memory_stream_pair()
     host.perform(lambda p: p.start())

@@ -7,14 +7,8 @@ import random
 
 import pytest
 
-from p2pgotg.protocol import (
-    Finding,
-    ProtocolError,
-    RemoteProtocolError,
-    RuleViolation,
-    parse,
-    replay,
-)
+from p2pgotg.games import replay
+from p2pgotg.protocol import Finding, ProtocolError, RemoteProtocolError, RuleViolation, parse
 from p2pgotg.protocol.pair import Pair, forge
 from p2pgotg.protocol.scenarios import (
     SCENARIOS,
@@ -153,13 +147,13 @@ def test_the_same_reveal_is_judged_the_same_on_both_sides() -> None:
     commitment in hand, judges the reveal as the host does."""
     result = _scenario("reveal-without-ack").run(1)
     assert result.error is not None and result.error.violation.rule == "privacy-screen"
+    from p2pgotg.games.gotg.flow import GotgFlow
     from p2pgotg.protocol.envelope import Envelope
-    from p2pgotg.protocol.flow import GameFlow
 
     messages = [(r[1], r[2]) for r in result.honest.take_records() if r[0] == "msg"]
     *before, (_, reveal) = messages
     # the joiner's order: the host's commitment in hand, the host's reveal not yet
-    cheater_order = GameFlow()
+    cheater_order = GotgFlow()
     for role, data in before:
         if Envelope.decode(data).body().type != "setup_reveal":
             cheater_order.process(role, data)

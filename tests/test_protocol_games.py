@@ -6,8 +6,11 @@ import random
 
 import pytest
 
-from p2pgotg.protocol import HOST, JOINER, Peer, Phase, parse, replay
-from p2pgotg.protocol.events import AuditCompleted, GameEnded, MovePlayed
+from p2pgotg.games import replay
+from p2pgotg.games.gotg.events import MovePlayed
+from p2pgotg.games.gotg.peer import GotgPeer
+from p2pgotg.protocol import HOST, JOINER, Phase, parse
+from p2pgotg.protocol.events import AuditCompleted, GameEnded
 from p2pgotg.protocol.pair import Pair
 from p2pgotg.protocol.transcript import encode_header, encode_record
 from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions, Termination
@@ -21,7 +24,7 @@ OPTION_SETS = [
 ]
 
 
-def transcript_bytes(peer: Peer) -> bytes:
+def transcript_bytes(peer: GotgPeer) -> bytes:
     return encode_header(peer.role, peer.public_key) + b"".join(
         encode_record(r) for r in peer.take_records())
 
@@ -136,7 +139,7 @@ def test_a_restored_peer_finishes_the_game() -> None:
         saved += pair.host.take_records()
         if pair.host.flow.is_over:
             break
-    restored = Peer.restore(HOST, pair.host._key, pair.host._tls, saved,
+    restored = GotgPeer.restore(HOST, pair.host._key, pair.host._tls, saved,
                             pair.host.options)
     assert restored.view is not None and restored.view.ascii() == pair.host.view.ascii()
     assert restored.own_setup == pair.host.own_setup
@@ -162,7 +165,7 @@ def test_a_resent_message_is_applied_once() -> None:
 
 
 def test_a_blind_challenge_tells_each_side_only_the_outcome() -> None:
-    from p2pgotg.protocol.events import ChallengeStarted
+    from p2pgotg.games.gotg.events import ChallengeStarted
 
     pair = Pair.new(RuleOptions(challenge_mode=ChallengeMode.BLIND), seed="blind-view")
     pair.handshake(rng=random.Random(6))

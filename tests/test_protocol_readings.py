@@ -8,9 +8,9 @@ import random
 
 import pytest
 
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.protocol import RemoteProtocolError
 from p2pgotg.protocol.pair import Pair, forge
-from p2pgotg.protocol.peer import Peer
 from p2pgotg.protocol.wire import WireError
 from p2pgotg.rules import ChallengeMode, Move, Rank, RuleOptions, Termination
 
@@ -21,11 +21,11 @@ def to_play(seed: int = 3, options: RuleOptions | None = None) -> Pair:
     return pair
 
 
-def mover_of(pair: Pair) -> Peer:
+def mover_of(pair: Pair) -> GotgPeer:
     return pair.host if pair.host.my_turn else pair.joiner
 
 
-def refused(receiver: Peer, data: bytes) -> RemoteProtocolError:
+def refused(receiver: GotgPeer, data: bytes) -> RemoteProtocolError:
     with pytest.raises(RemoteProtocolError) as caught:
         receiver.receive(data)
     return caught.value

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from p2pgotg.protocol.flow import GameFlow
+from p2pgotg.games.gotg.flow import GotgFlow
 from p2pgotg.protocol.schedules import Explorer, plans
 
 PLANS = plans()
@@ -27,7 +27,7 @@ def test_every_schedule_of_honest_peers_ends_clean_and_agreed(plan) -> None:
 def test_the_explorer_finds_a_judgment_that_depends_on_the_processing_order(monkeypatch):
     """Judge whether a sender knew of the end by what the receiver had processed, not by
     the sender's ack: the explorer finds honest crossing actions refused as `after-end`."""
-    monkeypatch.setattr(GameFlow, "_knew_end", lambda self, role, ack: self.is_over)
+    monkeypatch.setattr(GotgFlow, "_knew_end", lambda self, role, ack: self.is_over)
     plan = next(p for p in PLANS if p.name.startswith("blind: a challenge ["))
     counts = Explorer(plan).run()
     assert any("refused a message" in f.problem and "after-end" in f.problem
@@ -41,7 +41,7 @@ def test_the_explorer_finds_two_sides_that_disagree(monkeypatch):
         from p2pgotg.protocol.events import MessageIgnored
         return [MessageIgnored(role, self._type)]
 
-    monkeypatch.setattr(GameFlow, "_draw_of_crossing_ends", no_draw)
+    monkeypatch.setattr(GotgFlow, "_draw_of_crossing_ends", no_draw)
     plan = next(p for p in PLANS if p.name.startswith("open: a challenge ["))
     counts = Explorer(plan).run()
     assert any("disagree" in f.problem for f in counts.failures)

@@ -13,8 +13,9 @@ from pathlib import Path
 import pytest
 
 from p2pgotg.cli import main
+from p2pgotg.games import replay
 from p2pgotg.net.transcript_file import TranscriptFile
-from p2pgotg.protocol import HOST, Finding, TranscriptError, parse, replay
+from p2pgotg.protocol import HOST, Finding, TranscriptError, parse
 from p2pgotg.protocol.pair import Pair
 
 ROOT = Path(__file__).parent.parent / "protocol" / "transcripts"

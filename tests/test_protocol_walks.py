@@ -8,7 +8,7 @@ import copy
 
 import pytest
 
-from p2pgotg.protocol.flow import TURN_ACTIONS, GameFlow
+from p2pgotg.games.gotg.flow import TURN_ACTIONS, GotgFlow
 from p2pgotg.protocol.walks import Walk, WalkFailure, walk, walk_options
 
 #: The quick version's budget: the walks the suite runs (seeds 0 to QUICK - 1).
@@ -38,21 +38,22 @@ def _rolled_back(monkeypatch: pytest.MonkeyPatch) -> None:
     """The previous version's rule: a turn action that crossed the end is judged, then
     taken back unless it decides the end, so the sender's next crossing action meets a
     board without it."""
-    original = GameFlow._after_end
+    for type_ in TURN_ACTIONS:
+        handler = GotgFlow.MESSAGES[type_]
 
-    def judged_then_taken_back(self, role, body, ack, fail, handler):
-        if body.type not in TURN_ACTIONS:
-            return original(self, role, body, ack, fail, handler)
-        saved = {name: copy.deepcopy(getattr(self, name))
-                 for name in ("game", "pending", "draw_offer", "blind_log", "used_points")}
-        result = self.result
-        events = original(self, role, body, ack, fail, handler)
-        if self.result == result:
-            for name, value in saved.items():
-                setattr(self, name, value)
-        return events
+        def judged_then_taken_back(self, role, body, ack, fail, handler=handler):
+            if not self.is_over:
+                return handler(self, role, body, ack, fail)
+            saved = {name: copy.deepcopy(getattr(self, name)) for name in
+                     ("game", "pending", "draw_offer", "blind_log", "used_points")}
+            result = self.result
+            events = handler(self, role, body, ack, fail)
+            if self.result == result:
+                for name, value in saved.items():
+                    setattr(self, name, value)
+            return events
 
-    monkeypatch.setattr(GameFlow, "_after_end", judged_then_taken_back)
+        monkeypatch.setitem(GotgFlow.MESSAGES, type_, judged_then_taken_back)
 
 
 @pytest.mark.slow
@@ -77,7 +78,7 @@ def test_the_walks_find_two_files_with_two_verdicts(monkeypatch):
     def first_arrival_stands(self, role, seq, kind, claim):
         return [MessageIgnored(role, self._type)]
 
-    monkeypatch.setattr(GameFlow, "_draw_of_crossing_ends", first_arrival_stands)
+    monkeypatch.setattr(GotgFlow, "_draw_of_crossing_ends", first_arrival_stands)
     counts = walk(range(QUICK))
     assert any(isinstance(f, WalkFailure) and "two verdicts" in f.problem
                for f in counts.failures), [f.problem for f in counts.failures]

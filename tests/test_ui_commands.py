@@ -93,8 +93,8 @@ def test_show_prints_a_finished_game_with_both_armies_and_each_challenge(saved) 
         assert done.returncode == 0, done.stderr
         lines = done.stdout.splitlines()
         assert lines[0].startswith(str(path)) and "challenges open" in lines[0]
-        assert lines[1].startswith("1. White ")
-        challenges = [line for line in lines[1:-1] if " challenges " in line]
+        assert lines[1].startswith("players: key ") and lines[2].startswith("1. White ")
+        challenges = [line for line in lines[2:-1] if " challenges " in line]
         assert challenges and all("eliminated" in line for line in challenges)
         assert "audit clean" in lines[-1]
         assert " wins: " in lines[-1] or "Draw: " in lines[-1]
@@ -126,7 +126,8 @@ def test_games_lists_unfinished_games_first_with_the_command_to_resume(saved,
     assert done.returncode == 0, done.stderr
     lines = done.stdout.splitlines()
     assert "2 saved games" in lines[0] and "1 unfinished" in lines[0]
-    assert "against the bot: unfinished" in lines[1] and "resume: p2pgotg play" in lines[2]
+    assert "against the bot, " in lines[1] and ": unfinished" in lines[1]
+    assert "resume: p2pgotg play" in lines[2]
     assert "you won" in lines[3] or "you lost" in lines[3] or "draw" in lines[3]
     assert f"review: p2pgotg show {games / finished.name}" in lines[4]
     empty = _run("games", home=tmp_path / "nobody")

@@ -189,6 +189,7 @@ def test_the_end_screen_explains_every_blind_challenge_with_both_ranks() -> None
     # each line's ranks give the result the rules give (chapter 1's table)
     codes = {rank.code: rank for rank in Rank}
     for line, record in zip(lines, records, strict=True):
-        pair_text = line.split()[3].rstrip(":")
-        attacker, defender = (codes[c] for c in pair_text.split(">"))
+        words = line.split()  # `  7 you  c3-c4 PVT vs 5*: your PVT out`
+        assert words[4] == "vs"
+        attacker, defender = codes[words[3]], codes[words[5].rstrip(":")]
         assert resolve_challenge(attacker, defender) is record.result

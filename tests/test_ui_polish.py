@@ -6,6 +6,7 @@ quitting back to the start screen, resuming a game against the bot with its chat
 
 from __future__ import annotations
 
+import re
 import socket
 from pathlib import Path
 
@@ -365,7 +366,8 @@ def test_a_finished_game_is_reviewed_from_the_end_and_start_screens(tmp_path: Pa
     assert " challenges " in str(seen["explained"]) and "eliminated" in str(seen["explained"])
     assert ">" in str(seen["panel"]) and "?" not in str(seen["last board"])
     games = " ".join(str(seen["games"]).split())
-    assert "against the bot: you " in games and "Enter: review it move by move" in games
+    assert re.search(r"you, (White|Black) against the bot \(normal\), (White|Black): you ",
+                     games) and "Enter: review it move by move" in games
 
     path = next((tmp_path / "games" / "bot").glob("*.gtr"))
 

@@ -20,8 +20,10 @@ BIN = str(Path(sys.executable).parent)
 
 
 def _shell(tmux: Tmux, name: str, home: Path) -> None:
-    """A plain shell in a new 80x24 window, with this tree's p2pgotg on its PATH."""
+    """A plain shell in a new 80x24 window, with this tree's p2pgotg on its PATH (and a
+    player's name for it, so that the first game does not ask for one)."""
     env = (f"env P2PGOTG_HOME={shlex.quote(str(home))} PYTHONPATH={shlex.quote(str(ROOT))} "
+           f"P2PGOTG_NAME={name} "
            f"PATH={shlex.quote(BIN)}:{shlex.quote(os.environ.get('PATH', ''))} "
            "PS1='$ ' bash --norc --noprofile")
     tmux.start(env, name=name)

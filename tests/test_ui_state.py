@@ -8,9 +8,10 @@ from dataclasses import dataclass, field
 
 import pytest
 
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.clock import Clocks
 from p2pgotg.net.session import Link
-from p2pgotg.protocol import LocalProtocolError, Peer
+from p2pgotg.protocol import LocalProtocolError
 from p2pgotg.protocol.pair import Pair
 from p2pgotg.rules import Move, Rank, Setup, Side, Termination
 from p2pgotg.ui import end_screen, play_screen
@@ -28,9 +29,10 @@ class PairSession:
     clocks: Clocks = field(default_factory=lambda: Clocks(0, 0))
     path: None = None
     problem: str | None = None
+    peer_name: str | None = None  # (no name given: the screens say `your opponent`)
 
     @property
-    def peer(self) -> Peer:
+    def peer(self) -> GotgPeer:
         return self.pair.peer(self.role)
 
     @property
@@ -299,3 +301,18 @@ def test_the_screen_refuses_an_eleventh_chat_line_in_a_row_saying_why(setup_with
     typed(state, "a3 a4")  # a move starts a new count
     typed(state, "chat now it goes")
     assert white.peer.flow.next_seq(white.role) == sent + 2
+
+
+def test_a_question_stays_in_the_status_line_while_the_game_goes_on(setup_with) -> None:
+    """`resign this game? y/n` is not overwritten by the opponent's move arriving meanwhile;
+    once the opponent resigns, there is nothing left to resign: the question goes."""
+    state, _, black = start(setup_with(Side.WHITE, {}), setup_with(Side.BLACK, {}))
+    typed(state, "a3 a4")
+    typed(state, "resign")
+    assert state.confirm is not None and "resign this game?" in state.status
+    black_moves(black, state, "a6-a5")
+    assert state.confirm is not None and "resign this game?" in state.status
+    assert any("a6-a5" in line.text for line in state.log)  # (the log has the move)
+    black.perform(lambda p: p.resign())
+    state.absorb()
+    assert state.confirm is None and "game over: You win: they resigned" in state.status

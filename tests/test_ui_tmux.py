@@ -22,7 +22,7 @@ ROW = re.compile(r"^ ([1-8]) ")
 
 
 class Tmux:
-    """One private tmux server (its own socket), one 80x24 window."""
+    """One private tmux server (its own socket); windows of 80x24 unless asked."""
 
     def __init__(self, socket: Path) -> None:
         exe = shutil.which("tmux")
@@ -38,9 +38,10 @@ class Tmux:
             raise AssertionError(f"tmux {' '.join(args)} failed: {done.stderr.strip()}")
         return done.stdout
 
-    def start(self, command: str, name: str = "game") -> None:
-        self.run("new-session", "-d", "-x", "80", "-y", "24", "-s", name, "-c", str(ROOT),
-                 command)
+    def start(self, command: str, name: str = "game", size: tuple[int, int] = (80, 24),
+              cwd: Path = ROOT) -> None:
+        self.run("new-session", "-d", "-x", str(size[0]), "-y", str(size[1]), "-s", name,
+                 "-c", str(cwd), command)
 
     def keys(self, *keys: str, literal: bool = False, to: str = "game") -> None:
         self.run("send-keys", "-t", to, *(["-l"] if literal else []), *keys)
@@ -57,6 +58,21 @@ class Tmux:
             if time.monotonic() > deadline:
                 raise AssertionError(f"timed out waiting for {what}; the screen shows:\n{screen}")
             time.sleep(0.05)
+
+    def army_ready(self, on: str = "game") -> str:
+        """On the setup screen: a random army (`r`), then ready (`d`); the screen then."""
+        self.wait_for("the setup screen", lambda s: "Setup - you play" in s, 20, on=on)
+        self.keys("r", to=on)
+        self.wait_for("a random army", lambda s: "All 21 placed" in s, on=on)
+        self.keys("d", to=on)
+        return self.screen(on)
+
+    def resign(self, on: str = "game") -> None:
+        """Type `resign` at the move line and say yes."""
+        self.keys("resign", literal=True, to=on)
+        self.keys("Enter", to=on)
+        self.wait_for("the question", lambda s: "resign this game?" in s, on=on)
+        self.keys("y", to=on)
 
     def close(self) -> None:
         subprocess.run([*self.base, "kill-server"], check=False, capture_output=True,
@@ -86,16 +102,12 @@ def forward_move(screen: str) -> str:
 def test_play_against_the_bot_in_a_terminal(tmp_path: Path) -> None:
     tmux = Tmux(tmp_path / "tmux.sock")
     home = tmp_path / "home"
-    command = (f"env P2PGOTG_HOME={shlex.quote(str(home))} PYTHONPATH={shlex.quote(str(ROOT))} "
-               f"{shlex.quote(sys.executable)} -m p2pgotg play --ascii --seed 7 --think 0.2; "
-               "echo EXITED $?; sleep 30")
+    command = _command(home, "play --ascii --seed 7 --think 0.2")
     try:
         tmux.start(command)
         screen = tmux.wait_for("the setup screen", lambda s: "Setup - you play" in s, 20)
         assert "Pieces to place" in screen and "21 pieces still to place" in screen
-        tmux.keys("r")
-        tmux.wait_for("a random formation", lambda s: "All 21 placed" in s)
-        tmux.keys("d")
+        tmux.army_ready()
         played: list[str] = []
         for _ in range(3):
             screen = tmux.wait_for("our move", lambda s: "YOUR MOVE" in s.splitlines()[0])
@@ -112,7 +124,8 @@ def test_play_against_the_bot_in_a_terminal(tmp_path: Path) -> None:
         screen = tmux.wait_for("the explanation", lambda s: "is not a move" in s)
         lines = screen.splitlines()
         assert len(lines) == 24 and all(len(line) <= 80 for line in lines)
-        assert lines[0].startswith(" You: ") and "YOUR MOVE" in lines[0]
+        assert lines[0].startswith(" You, ") and "vs the bot, " in lines[0]
+        assert "YOUR MOVE" in lines[0]
         assert "connected" in lines[0]
         assert lines[22].startswith(" move>")
         board_lines = [line for line in lines if ROW.match(line)]
@@ -133,30 +146,33 @@ def test_play_against_the_bot_in_a_terminal(tmp_path: Path) -> None:
         tmux.close()
 
 
-def _command(home: Path, args: str) -> str:
+def _command(home: Path, args: str, name: str | None = "Tester") -> str:
+    """`p2pgotg ARGS` in a home of its own; `name` for this run (None: the name kept in
+    that home, or the question asked the first time)."""
+    named = f"P2PGOTG_NAME={shlex.quote(name)} " if name else ""
     return (f"env P2PGOTG_HOME={shlex.quote(str(home))} PYTHONPATH={shlex.quote(str(ROOT))} "
-            f"{shlex.quote(sys.executable)} -m p2pgotg {args}; echo EXITED $?; sleep 30")
+            f"{named}{shlex.quote(sys.executable)} -m p2pgotg {args}; echo EXITED $?; "
+            "sleep 30")
 
 
 @pytest.mark.slow
 def test_two_terminals_play_each_other(tmp_path: Path) -> None:
-    """`p2pgotg host` in one terminal, `p2pgotg join CODE` in another."""
+    """`p2pgotg host` in one terminal, `p2pgotg join CODE` in another: Ana and Bo."""
     tmux = Tmux(tmp_path / "tmux.sock")
+    names = {"host": "Ana", "join": "Bo"}
     try:
-        tmux.start(_command(tmp_path / "a", "host --bind 127.0.0.1 --ascii"), name="host")
+        tmux.start(_command(tmp_path / "a", "host --bind 127.0.0.1 --ascii", name="Ana"),
+                   name="host")
         screen = tmux.wait_for("the invite", lambda s: "gg1-" in s, 20, on="host")
         lines = screen.splitlines()
         first = next(i for i, line in enumerate(lines) if "gg1-" in line)
         code = "".join(line.strip() for line in lines[first:first + 2])
         assert "Rules: challenges open" in screen
-        tmux.start(_command(tmp_path / "b", f"join {code} --ascii"), name="join")
+        tmux.start(_command(tmp_path / "b", f"join {code} --ascii", name="Bo"), name="join")
         tmux.wait_for("the host's rules", lambda s: "Press a to accept" in s, 20, on="join")
         tmux.keys("a", to="join")
         for name in ("host", "join"):
-            tmux.wait_for("the setup", lambda s: "Setup - you play" in s, on=name)
-            tmux.keys("r", to=name)
-            tmux.wait_for("a formation", lambda s: "All 21 placed" in s, on=name)
-            tmux.keys("d", to=name)
+            tmux.army_ready(on=name)
         screens = {n: tmux.wait_for("the game", lambda s: "move>" in s, on=n)
                    for n in ("host", "join")}
         white = next(n for n, s in screens.items() if "YOUR MOVE" in s.splitlines()[0])
@@ -166,16 +182,14 @@ def test_two_terminals_play_each_other(tmp_path: Path) -> None:
         tmux.keys("Enter", to=white)
         text = move.replace(" ", "-")
         tmux.wait_for("the move on the other screen",
-                      lambda s: f"opp  {text}" in s and "YOUR MOVE" in s, on=black)
+                      lambda s: f"{names[white]:<4} {text}" in s and "YOUR MOVE" in s,
+                      on=black)
         tmux.keys("chat hello there", literal=True, to=black)
         tmux.keys("Enter", to=black)
-        tmux.wait_for("the chat", lambda s: "opp: hello there" in s, on=white)
-        tmux.keys("resign", literal=True, to=black)
-        tmux.keys("Enter", to=black)
-        tmux.wait_for("the question", lambda s: "resign this game?" in s, on=black)
-        tmux.keys("y", to=black)
+        tmux.wait_for("the chat", lambda s: f"{names[black]}: hello there" in s, on=white)
+        tmux.resign(on=black)
         for name, head in ((white, "You win: they resigned."),
-                           (black, "Your opponent wins: you resigned.")):
+                           (black, f"{names[white]} wins: you resigned.")):
             screen = tmux.wait_for("the end screen", lambda s, h=head: h in s, on=name)
             tmux.wait_for("the audit", lambda s: "Audit clean" in s, on=name)
             tmux.keys("q", to=name)

@@ -14,6 +14,7 @@ TAG_COMMIT = b"p2pgotg/commit/v1"
 TAG_SETUP = b"p2pgotg/setup/v1"
 TAG_SEED = b"p2pgotg/seed/v1"
 TAG_GAME = b"p2pgotg/game/v1"
+TAG_GAME_TOWERS = b"p2pgotg/towers/game/v1"  # (a Towers game's id, SPEC 4.11)
 TAG_COIN_COMMIT = b"p2pgotg/coin-commit/v1"
 TAG_COIN_FLIP = b"p2pgotg/coin-flip/v1"
 TAG_BODY = b"p2pgotg/body/v1"

@@ -22,6 +22,8 @@ from p2pgotg.crypto.hashing import TAG_SIGN
 
 SIGNATURE_LEN = 64
 PUBLIC_KEY_LEN = 32
+#: The identity point's canonical encoding: refused as a signature's R (SPEC 2.1).
+IDENTITY_POINT = bytes([1]) + bytes(31)
 #: The order of edwards25519's prime-order subgroup; a signature's S must be below it.
 L = 2**252 + 27742317777372353535851937790883648493
 
@@ -56,11 +58,17 @@ def sign(key: Ed25519PrivateKey, body: bytes) -> bytes:
 def verify(public_key: bytes, body: bytes, signature: bytes) -> bool:
     """True when `signature` is `public_key`'s signature over `body`: R a valid point, S
     canonical (below L) and the verification equation holding. The key itself is checked
-    once, in the hello that carries it (`valid_public_key`)."""
+    once, in the hello that carries it (`valid_public_key`).
+
+    R is tested by comparison, not by decoding it: the equation compares encodings, and with
+    the key in the prime-order subgroup [S]B - [k]A is in it too, so an R that passes is
+    canonical and in that subgroup already; the one small-order point there is the identity,
+    which is all that is left to refuse (libsodium's small-order test on R, which a full
+    point validation per signature would repeat at several times the cost)."""
     if len(public_key) != PUBLIC_KEY_LEN or len(signature) != SIGNATURE_LEN:
         return False
-    if not crypto_core_ed25519_is_valid_point(signature[:32]):
-        return False  # R of small order (the identity among them), or not canonical
+    if signature[:32] == IDENTITY_POINT:
+        return False  # the one way the equation below holds with an R that is not valid
     if int.from_bytes(signature[32:], "little") >= L:
         return False  # a non-canonical S: the same signature in another encoding
     try:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 
 import trio
 
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.bot_worker import (
     HEADER,
     Forget,
@@ -40,7 +41,6 @@ from p2pgotg.players.bot_seat import (
     rules_to_accept,
 )
 from p2pgotg.players.levels import SEAT_DEFAULT
-from p2pgotg.protocol import Peer
 from p2pgotg.rules import Piece, Rank
 
 
@@ -68,7 +68,7 @@ class BotWorker:
         seat = RemoteBotSeat(self._keys, seed, level)
         local: list[BotSeat] = []  # the bot in this process, once the worker failed
 
-        async def decide(peer: Peer) -> PeerAction | None:
+        async def decide(peer: GotgPeer) -> PeerAction | None:
             if local:
                 return local[0].step(peer)
             request = seat.request(peer)
@@ -208,7 +208,7 @@ class RemoteBotSeat:
         self._mirrored = -1  # plies the worker's mirror holds (-1: it holds no view)
         self._ranks: Mapping[Piece, Rank] = {}
 
-    def request(self, peer: Peer) -> SetupRequest | TurnRequest | None:
+    def request(self, peer: GotgPeer) -> SetupRequest | TurnRequest | None:
         """What to ask the worker now (None: nothing for the bot to decide). Counts what
         it sends as held by the worker from then on."""
         kind = needs_decision(peer)
@@ -220,7 +220,7 @@ class RemoteBotSeat:
         return TurnRequest(self.key, self.seed, self.level, int(side), self._delta(peer),
                            peer.draw_offered_to_me)
 
-    def _delta(self, peer: Peer) -> ViewDelta:
+    def _delta(self, peer: GotgPeer) -> ViewDelta:
         view = peer.view
         assert view is not None
         history = view.history

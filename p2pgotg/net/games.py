@@ -8,11 +8,14 @@ from pathlib import Path
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import equal, public_bytes
+from p2pgotg.games import game_of, replay
 from p2pgotg.net.game_lock import GameInUseError
 from p2pgotg.net.paths import data_dir
+from p2pgotg.net.player_name import saved_name
 from p2pgotg.net.session import GameSession, Limits, SessionError
 from p2pgotg.net.transcript_file import TranscriptFile
-from p2pgotg.protocol import Peer, TranscriptError, parse, replay
+from p2pgotg.protocol import TranscriptError, parse
+from p2pgotg.rules import RuleOptions
 
 
 def games_dir(base: Path | None = None) -> Path:
@@ -26,6 +29,7 @@ class SavedGame:
     role: str
     join_secret: bytes | None
     port: int = 0  # where the host listened (0: not saved)
+    options: RuleOptions | None = None  # the rules the host proposed (None before its hello)
 
 
 def unfinished_games(directory: Path, role: str, key: Ed25519PrivateKey) -> list[SavedGame]:
@@ -43,11 +47,13 @@ def unfinished_games(directory: Path, role: str, key: Ed25519PrivateKey) -> list
             continue
         if transcript.role != role or not equal(transcript.key, mine):
             continue
-        if not replay(transcript).unfinished:  # (a torn tail too: resuming cuts it off)
+        report = replay(transcript)
+        if not report.unfinished:  # (a torn tail too: resuming cuts it off)
             continue
         port = transcript.secrets.get("port")
         found.append(SavedGame(path, role, transcript.secrets.get("join"),
-                               int.from_bytes(port, "big") if port else 0))
+                               int.from_bytes(port, "big") if port else 0,
+                               report.flow.options if report.flow else None))
     return found
 
 
@@ -69,11 +75,16 @@ def resume_session(saved: SavedGame, key: Ed25519PrivateKey, tls_fingerprint: by
     except GameInUseError as exc:
         raise GameInUse(exc) from None
     try:
-        peer = Peer.restore(saved.role, key, tls_fingerprint, transcript.records)
+        peer = game_of(transcript).peer.restore(saved.role, key, tls_fingerprint,
+                                                transcript.records)
     except BaseException:
         file.close()  # (and its lock with it)
         raise
     assert saved.join_secret is not None
     session = GameSession(peer, saved.path.parent, saved.join_secret, limits, file=file)
+    names = transcript.secrets
+    session.own_name, session.peer_name = saved_name(names.get("name")), \
+        saved_name(names.get("peer_name"))
+    session.peer_name_saved = session.peer_name is not None
     session._after([])  # anything the restore found due (a reply, an audit) is written now
     return session

@@ -17,10 +17,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pgotg.games import module_of
 from p2pgotg.net.admission import (
     AdmissionLimits,
     Gate,
@@ -34,6 +36,7 @@ from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.games import resume_session, unfinished_games
 from p2pgotg.net.invite import Invite, reachable_addresses
 from p2pgotg.net.pake_link import is_pake_frame
+from p2pgotg.net.player_name import shown_name
 from p2pgotg.net.reach import Offer, ReachOptions, offer
 from p2pgotg.net.seat import SeatRunner
 from p2pgotg.net.session import (
@@ -51,9 +54,8 @@ from p2pgotg.net.tls import (
     public_key_pin,
     server_context,
 )
-from p2pgotg.protocol import HOST, JOINER, Peer, control
+from p2pgotg.protocol import HOST, JOINER, control
 from p2pgotg.reach.tor_onion import game_seed
-from p2pgotg.rules import RuleOptions
 
 
 @dataclass
@@ -61,12 +63,14 @@ class HostConfig:
     key: Ed25519PrivateKey
     tls_cert: bytes
     tls_key: bytes
-    options: RuleOptions
+    options: Any  # the game's rule options (Game of the Generals' or Towers')
     save_dir: Path
     port: int = 0
     bind: str | None = None
     limits: Limits = field(default_factory=Limits)
     resume: bool = True  # pick up our unfinished hosted game, if there is one
+    resume_from: Path | None = None  # that one (the player chose it), else the newest
+    name: str | None = None  # ours, sent in `ok` (SPEC 3.4): a label the joiner shows
     reach: ReachOptions | None = None  # None: LAN invite codes only (SPEC 3.3, version 1)
     admission: AdmissionLimits = field(default_factory=AdmissionLimits)
 
@@ -96,6 +100,8 @@ async def host_game(
     listen_port = config.port
     if config.resume:
         saved = unfinished_games(config.save_dir, HOST, config.key)
+        if config.resume_from is not None:
+            saved = [game for game in saved if game.path == config.resume_from]
         if saved and saved[0].join_secret is not None:
             session = resume_session(saved[0], config.key, fingerprint, config.limits)
             session.on_claim = on_status
@@ -180,13 +186,16 @@ async def host_game(
                 await refuse(channel, "this host is busy with another connection")
                 return
         if new_game:
-            peer = Peer(HOST, config.key, fingerprint, config.options)
+            peer = module_of(config.options).peer(HOST, config.key, fingerprint,
+                                                  config.options)
             session = GameSession(peer, config.save_dir, join_secret, config.limits,
-                                  listen_port=bound_port[0], on_claim=on_status)
+                                  listen_port=bound_port[0], on_claim=on_status,
+                                  own_name=config.name)
             begin_by[0] = ticket.pregame_deadline
             have = 0
         assert session is not None
         current = session
+        current.note_peer_name(shown_name(hi.name))
         me = LiveConnection(trio.CancelScope(), trio.Event())
         live.append(me)
         lift = before_the_game(current, me.scope, begin_by[0], nursery)
@@ -197,7 +206,8 @@ async def host_game(
                 await current.durable()  # (what we say we hold must survive a crash)
                 await channel.send(control.encode(control.Ok(
                     game=current.peer.flow.game_id, have=held,
-                    first=hellos[0] if hellos else None)))
+                    first=hellos[0] if hellos else None, name=config.name,
+                    rules=current.peer.flow.GAME)))
             except NetError:
                 return
             if new_game:

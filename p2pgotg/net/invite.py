@@ -191,7 +191,8 @@ class Invite:
                     f" p2pgotg does not know (it reads {PREFIX!r} and {PREFIX_V2!r}); update"
                     " p2pgotg"
                 )
-            raise BadInviteError(f"an invite code starts with {PREFIX!r}")
+            raise BadInviteError(f"an invite code starts with {PREFIX_V2!r} (or {PREFIX!r}, "
+                                 "from a host on one network only)")
         letters = code[len(PREFIX) :]
         for i, char in enumerate(letters):
             if char not in _ALPHABET:

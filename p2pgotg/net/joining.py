@@ -13,6 +13,7 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import equal
+from p2pgotg.games import module_for
 from p2pgotg.net.errors import (
     ConnectFailedError,
     HandshakeTimeoutError,
@@ -22,6 +23,7 @@ from p2pgotg.net.errors import (
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.games import resume_session, unfinished_games
 from p2pgotg.net.invite import Invite
+from p2pgotg.net.player_name import shown_name
 from p2pgotg.net.seat import SeatRunner
 from p2pgotg.net.session import (
     GameSession,
@@ -33,7 +35,8 @@ from p2pgotg.net.session import (
     unwrap,
 )
 from p2pgotg.net.tls import certificate_fingerprint, open_pinned_connection, peer_certificate
-from p2pgotg.protocol import HOST, JOINER, Peer, control
+from p2pgotg.protocol import HOST, JOINER, control
+from p2pgotg.protocol.printable import printable
 
 
 @dataclass
@@ -48,6 +51,7 @@ class JoinConfig:
     # How to open a pinned TLS stream to the host (None: the invite's one address). The
     # racing of a v2 invite's candidates and the short code's PAKE plug in here.
     opener: Callable[[], Awaitable[trio.SSLStream]] | None = None
+    name: str | None = None  # ours, sent in `hi` (SPEC 3.4): a label the host shows
 
 
 #: What a joiner holding a game says when a reconnection shows a key other than the pin's.
@@ -207,7 +211,8 @@ async def _one_connection(
             if session is not None:
                 await session.durable()  # (what we say we hold must survive a crash)
             with trio.fail_after(limits.handshake):
-                await channel.send(control.encode(control.Hi(invite.secret, gid, have, first)))
+                await channel.send(control.encode(control.Hi(invite.secret, gid, have, first,
+                                                             config.name)))
         except trio.TooSlowError:
             raise SessionError("the host did not take our greeting in time", fatal=False) \
                 from None
@@ -226,12 +231,19 @@ async def _one_connection(
             raise SessionError("the host does not have our game any more")
         if session is None:
             fingerprint = certificate_fingerprint(peer_certificate(stream))
-            peer = Peer(JOINER, config.key, fingerprint)
+            try:
+                game = module_for(ok.rules)
+            except KeyError:
+                raise SessionError(f"the host plays {printable(ok.rules, 32)}, a game this "
+                                   "version of p2pgotg does not know: update it") from None
+            peer = game.peer(JOINER, config.key, fingerprint)
             session = box[0] = GameSession(peer, config.save_dir, invite.secret, limits,
-                                           on_claim=_about_the_host(on_status))
+                                           on_claim=_about_the_host(on_status),
+                                           own_name=config.name)
             on_session(session)
             nursery.start_soon(_refuse_our_own_key, session)
             nursery.start_soon(run_seat, session)
+        session.note_peer_name(shown_name(ok.name))
         on_status("connected to the host")
         await session.run_connection(channel, peer_has)
     finally:

@@ -46,6 +46,7 @@ from functools import partial
 import trio
 
 from p2pgotg.crypto import equal
+from p2pgotg.games import module_of
 from p2pgotg.net.admission import Gate, Ticket, serve_admission
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
@@ -74,7 +75,7 @@ from p2pgotg.net.tls import (
     public_key_pin,
     server_context,
 )
-from p2pgotg.protocol import HOST, JOINER, Peer, control
+from p2pgotg.protocol import HOST, JOINER, control
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.wire import WireError
 
@@ -316,7 +317,8 @@ class _MultiHost:
             return
         self.active += 1  # the slot is ours from here (no other handler can take it)
         config = self.config
-        peer = Peer(HOST, config.key, self.fingerprint, config.options)
+        peer = module_of(config.options).peer(HOST, config.key, self.fingerprint,
+                                              config.options)
         session = GameSession(peer, config.save_dir, self.join_secret, self.limits,
                               listen_port=self.listen_port)
         self.numbers += 1
@@ -370,7 +372,7 @@ class _MultiHost:
                 await session.durable()  # (what we say we hold must survive a crash)
                 await channel.send(control.encode(control.Ok(
                     game=session.peer.flow.game_id, have=held,
-                    first=hellos[0] if hellos else None)))
+                    first=hellos[0] if hellos else None, rules=session.peer.flow.GAME)))
             except NetError:
                 return
             if new:

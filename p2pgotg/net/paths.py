@@ -94,6 +94,23 @@ def load_or_create_identity(path: Path | str | None = None) -> Ed25519PrivateKey
     return _parse_key(path, data)
 
 
+def own_public_keys() -> set[bytes]:
+    """The public keys of this account's identities that exist (none is made), so that a
+    saved game can say which side was the reader's ("you")."""
+    from p2pgotg.crypto import public_bytes
+
+    found = set()
+    for name in (IDENTITY_FILE, SECOND_SEAT_FILE):
+        path = config_dir() / name
+        try:
+            data = _read(path)
+            if data is not None:
+                found.add(public_bytes(_parse_key(path, data)))
+        except IdentityFileError:
+            continue  # (an unreadable key is said where it is loaded to play, not here)
+    return found
+
+
 def identity_for_joining(invite_pin: bytes) -> Ed25519PrivateKey:
     """The identity to join an invite with: the usual one, unless the invite's host is this
     account itself (its TLS pin is ours: two terminals, one account). Then a second key of

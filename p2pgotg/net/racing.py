@@ -13,6 +13,7 @@ over any TCP connection.
 
 from __future__ import annotations
 
+import re
 import secrets
 import time
 from collections.abc import Awaitable, Callable
@@ -330,8 +331,14 @@ def typed_code(text: str) -> str:
 def code_problem(code: str) -> str | None:
     """What is wrong with a code to join with (None when it can be tried): the same check
     for `p2pgotg join CODE` and the start screen's join prompt."""
+    from p2pgotg.reach.reply_code import PREFIX as REPLY_PREFIX
     from p2pgotg.reach.shortcode import ShortCodeError
 
+    if re.match(r"gr\d*-", code.lower().removeprefix("reply:")):
+        return (f"this is a reply code ({REPLY_PREFIX}...), which goes the other way: send it "
+                "to the host, who presses r on their screen and pastes it (or runs p2pgotg "
+                "host --reply CODE). To join, use the code the host gave you: a short code "
+                "such as 7-crossover-clockwork, or an invite code starting gg2-")
     if looks_like_short_code(code):
         try:
             ShortCode.parse(code)

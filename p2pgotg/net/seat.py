@@ -7,11 +7,12 @@ from collections.abc import Awaitable, Callable
 
 import trio
 
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.session import Action, GameSession
-from p2pgotg.protocol import LocalProtocolError, Peer
+from p2pgotg.protocol import LocalProtocolError
 
-Step = Callable[[Peer], Action | None]
-Decide = Callable[[Peer], Awaitable[Action | None]]
+Step = Callable[[GotgPeer], Action | None]
+Decide = Callable[[GotgPeer], Awaitable[Action | None]]
 #: What plays one side of a game: runs until the session is done (`drive` with a seat).
 SeatRunner = Callable[[GameSession], Awaitable[None]]
 
@@ -21,7 +22,7 @@ async def drive(session: GameSession, step: Step, think: float = 0.0) -> None:
     With `think` > 0, wait that many seconds before each action, then ask `step` again
     (the game may have changed meanwhile) and do what it says then."""
 
-    async def decide(peer: Peer) -> Action | None:
+    async def decide(peer: GotgPeer) -> Action | None:
         return step(peer)
 
     await drive_async(session, decide, think)

@@ -13,7 +13,7 @@ import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 import trio
 
@@ -21,21 +21,16 @@ from p2pgotg.net.clock import Clocks
 from p2pgotg.net.errors import NetError, PeerSilentError
 from p2pgotg.net.framing import FramedChannel
 from p2pgotg.net.transcript_file import TranscriptFile
-from p2pgotg.protocol import (
-    LocalProtocolError,
-    Peer,
-    RemoteProtocolError,
-    Verdict,
-    control,
-)
+from p2pgotg.protocol import LocalProtocolError, Peer, RemoteProtocolError, Verdict, control
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.events import ClaimMade, Event
-from p2pgotg.protocol.flow import DUTIES, OWED_WORDS
 from p2pgotg.protocol.printable import controls_escaped, printable
 
 _C = TypeVar("_C", control.Hi, control.Ok, control.Pake, control.Bye)
 
-Action = Callable[[Peer], list[Event]]
+P = TypeVar("P", bound=Peer)
+#: Something done to a peer (a move, a resignation, a claim): its events.
+Action = Callable[[P], list[Event]]
 
 
 class SessionError(Exception):
@@ -94,10 +89,11 @@ class Limits:
 
 
 @dataclass
-class GameSession:
-    """One game, across as many connections as it takes."""
+class GameSession(Generic[P]):
+    """One game, across as many connections as it takes (of whatever game: `peer` is the
+    game's own peer)."""
 
-    peer: Peer
+    peer: P
     save_dir: Path
     join_secret: bytes
     limits: Limits = field(default_factory=Limits)
@@ -116,6 +112,9 @@ class GameSession:
     #: Why the transcript cannot be written; set once, and from then on nothing is sent or
     #: saved in this run (the file stays as it was: at most a torn last record, never sent).
     storage_failure: str | None = None
+    own_name: str | None = None  # our name, sent in `hi` or `ok` and saved (SPEC 3.4)
+    peer_name: str | None = None  # the name the other side gave: a label, never trusted
+    peer_name_saved: bool = False  # the transcript holds a name of the other side
 
     def __post_init__(self) -> None:
         self._buffer: list = []
@@ -203,7 +202,7 @@ class GameSession:
 
     # -- acting -------------------------------------------------------------------------
 
-    def perform(self, action: Action) -> list[Event]:
+    def perform(self, action: Action[P]) -> list[Event]:
         """Do a local action now (a move, a resignation...). Raises LocalProtocolError,
         with nothing changed, when the rules or the protocol do not allow it."""
         events = action(self.peer)
@@ -300,8 +299,26 @@ class GameSession:
             first: dict[str, bytes] = {"join": self.join_secret}
             if self.listen_port:
                 first["port"] = self.listen_port.to_bytes(2, "big")
+            for field_name, name in (("name", self.own_name), ("peer_name", self.peer_name)):
+                if name:
+                    first[field_name] = name.encode()
+            self.peer_name_saved = bool(self.peer_name)
             self.file.append([("secrets", first), *self._buffer])
             self._buffer = []
+
+    def note_peer_name(self, name: str | None) -> None:
+        """The name the other side gave in its `hi` or `ok`, already made safe to show:
+        shown from now on, and saved in the transcript the first time only (a side that
+        renames itself at every reconnection cannot grow the file)."""
+        if not name or name == self.peer_name:
+            return
+        self.peer_name = name
+        if self.file is not None and not self.halted and not self.peer_name_saved:
+            self.peer_name_saved = True
+            try:
+                self.file.append([("secrets", {"peer_name": name.encode()})])
+            except OSError as exc:
+                self._halt(exc)
 
     async def durable(self) -> None:
         """Return once every transcript record so far is on disk (the fsync runs on a
@@ -324,16 +341,13 @@ class GameSession:
     def _update_clocks(self, now: float) -> None:
         flow = self.peer.flow
         if not self._clocks_set and flow.options is not None:
-            self.clocks = Clocks(flow.options.clock_seconds, flow.options.move_seconds)
+            self.clocks = Clocks(*flow.clock_limits())
             self._clocks_set = True
-        game = flow.game
-        if game is None or flow.is_over:
+        runs = None if flow.is_over else flow.clock_runs()
+        if runs is None:  # (no clock runs in a setup, nor while an automatic answer is due)
             self.clocks.stop(now)
             return
-        if flow.pending is not None:  # the defender's reply is automatic: nobody thinks
-            self.clocks.stop(now)
-            return
-        self.clocks.switch(flow.role_of(game.turn), now)
+        self.clocks.switch(runs, now)
 
     # -- one connection -----------------------------------------------------------------
 
@@ -481,9 +495,11 @@ class GameSession:
         clocked = bool(clocks.limit or clocks.per_move)
         clock = (clocks.running, clocks.since) if clocked else None
         owed = self._owed
-        if owed is not None and owed[0] == "move" and not clocked and self.limits.action is None:
+        if owed is not None and flow.timed_by_clock(str(owed[0])) and not clocked \
+                and self.limits.action is None:
             owed = None
-        return (self.done, owed, self._owed_since if owed else None, len(flow.audits), clock)
+        return (self.done, owed, self._owed_since if owed else None, len(flow.audit_seq),
+                clock)
 
     def _what_peer_owes(self) -> tuple[object, ...] | None:
         """What the peer owes, identified so that a new obligation of the same kind (the
@@ -501,11 +517,10 @@ class GameSession:
         return None if owed is None else self._obligation(owed)
 
     def _obligation(self, owed: str) -> tuple[object, ...]:
+        """(what, the phase, how far the game has come): every game message accepted makes
+        what follows a new obligation; chat changes nothing."""
         flow = self.peer.flow
-        game, pending = flow.game, flow.pending
-        return (owed, flow.phase, game.ply if game is not None else -1,
-                pending.ply if pending is not None else -1,
-                bool(pending.cts) if pending is not None else False)
+        return (owed, flow.phase, flow.progress)
 
     def deadline(self, now: float) -> tuple[float, str] | None:
         """When, by our reading, a claim against the peer falls due, and its reason
@@ -515,20 +530,22 @@ class GameSession:
         owed, flow, limits = self._owed, self.peer.flow, self.limits
         if owed is None:
             return None
-        kind, since = owed[0], self._owed_since
+        kind, since = str(owed[0]), self._owed_since
+        ours_in = self.peer.role in flow.audit_seq
         found: list[tuple[float, str]] = []
-        if kind in DUTIES:
+        if kind == "audit":
+            if ours_in and flow.audit_claim is None:
+                found.append((since + limits.audit, "audit"))
+        elif kind in flow.DUTIES:
             found.append((since + limits.duty, "time"))
-        elif kind == "setup":
+        elif not flow.timed_by_clock(kind):  # (its setup)
             found.append((since + limits.setup, "time"))
-        elif kind == "move":  # (when the clock ran out: a moment past, never "now")
+        else:  # a move: when the clock ran out, a moment past, never "now"
             due = self.clocks.deadline(self.peer.peer_role, now)
             if due is not None:
                 found.append((due, "time"))
-        elif kind == "audit" and self.peer.role in flow.audits and flow.audit_claim is None:
-            found.append((since + limits.audit, "audit"))
         if limits.action is not None and not (kind == "audit" and (
-                self.peer.role not in flow.audits or flow.audit_claim is not None)):
+                not ours_in or flow.audit_claim is not None)):
             found.append((since + limits.action, "audit" if kind == "audit" else "abandoned"))
         return min(found) if found else None
 
@@ -553,7 +570,8 @@ class GameSession:
 
     def _claim_words(self, reason: str, now: float) -> str:
         owed = self._owed
-        what = OWED_WORDS.get(str(owed[0]), "its part") if owed is not None else "its part"
+        names = self.peer.flow.OWED_WORDS
+        what = names.get(str(owed[0]), "its part") if owed is not None else "its part"
         limit = self.limits.action
         away = "away and " if self.away_since is not None else ""
         if reason == "time":
@@ -666,7 +684,7 @@ def lost_words(exc: BaseException, session: GameSession | None = None) -> str:
     return f"connection lost: {exc}"
 
 
-def _disputing(claim: int) -> Action:
+def _disputing(claim: int) -> Action[Peer]:
     return lambda peer: peer.dispute(claim)
 
 

@@ -1,7 +1,7 @@
 """The bot as a seat at a networked game: reads its peer's view, answers with an action.
 
 `step` is pure (no I/O, no waiting): the driver calls it whenever something changed and
-performs what it returns. The bot only ever sees its own `Peer`'s view.
+performs what it returns. The bot only ever sees its own `GotgPeer`'s view.
 """
 
 from __future__ import annotations
@@ -9,15 +9,16 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.players.actions import ClaimFlag, OfferDraw, PlayMove, Resign
 from p2pgotg.players.bot import Bot
 from p2pgotg.players.levels import SEAT_DEFAULT, Level
-from p2pgotg.protocol import Peer, Phase
+from p2pgotg.protocol import Phase
 from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.flow import JOINER
 from p2pgotg.rules import Game, Side
 
-PeerAction = Callable[[Peer], list[Event]]
+PeerAction = Callable[[GotgPeer], list[Event]]
 
 
 #: What the bot decided, as plain picklable values (so another process can decide):
@@ -26,7 +27,7 @@ PeerAction = Callable[[Peer], list[Event]]
 Decision = tuple
 
 
-def needs_decision(peer: Peer) -> str | None:
+def needs_decision(peer: GotgPeer) -> str | None:
     """What the bot must decide for `peer` now: "setup", "turn", or None (nothing, or
     nothing the bot decides: accepting the host's rules is not a decision)."""
     flow = peer.flow
@@ -39,7 +40,7 @@ def needs_decision(peer: Peer) -> str | None:
     return None
 
 
-def rules_to_accept(peer: Peer) -> PeerAction | None:
+def rules_to_accept(peer: GotgPeer) -> PeerAction | None:
     """A joiner's bot accepts whatever rules the host proposes (its one non-decision)."""
     flow = peer.flow
     if peer.role == JOINER and flow.phase is Phase.HELLO and flow.hellos.get("host") \
@@ -93,7 +94,7 @@ class BotSeat:
         self.level = level  # the Bot's level (see `p2pgotg.players.levels`)
         self.bot: Bot | None = None
 
-    def step(self, peer: Peer) -> PeerAction | None:
+    def step(self, peer: GotgPeer) -> PeerAction | None:
         """The next thing to do, or None when it is someone else's move."""
         kind = needs_decision(peer)
         if kind is None or peer.side is None:

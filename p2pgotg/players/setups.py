@@ -1,13 +1,17 @@
 """Setups for a bot, drawn from a distribution so that no formation gives the flag away.
 
-`varied_setup` (every level but `legacy`): a shipped formation, mirrored or not, one game
-in five; otherwise a generated one. Its flag stands on the back row about six games in
-seven and in the middle row the others, in any file, always with friendly pieces on every
-square next to it, two of them Privates; the Spies follow one of several plans (one per
-flank, one guarding the flag, both in the centre, anywhere); the generals lead from the
-two front rows, one of them sometimes held back near the flag; the empty squares are
-mostly at the back, away from the flag. (Measured against the `legacy` bot, formations
-with the flag in the front row, or with empty squares beside it, lost more often.)
+`varied_setup` (every level but `legacy`): a shipped formation as a starting point, one
+game in five (`hard`: one in ten), always varied (`varied_shipped`: mirrored or not, its
+Flag swapped with one of its Privates on the back two rows or left, its generals and its
+officers shuffled among their squares, and never left as shipped, so that a player who
+knows the three formations cannot find the Flag by them); otherwise a generated one. Its
+flag stands on the back row about six games in seven and in the middle row the others, in
+any file, always with friendly pieces on every square next to it, two of them Privates; the
+Spies follow one of several plans (one per flank, one guarding the flag, both in the
+centre, anywhere); the generals lead from the two front rows, one of them sometimes held
+back near the flag; the empty squares are mostly at the back, away from the flag. (Measured
+against the `legacy` bot, formations with the flag in the front row, or with empty squares
+beside it, lost more often.)
 
 `sensible_setup` is the `legacy` level's: a generated formation puts the flag on the back
 row, with friendly pieces on every square next to it (Privates among them), one Spy on each
@@ -182,12 +186,64 @@ def varied_formation(rng: random.Random, room: bool = False) -> Grid:
 
 def varied_setup(side: Side, rng: random.Random, shipped_share: float = 0.2,
                  room_share: float = 0.0) -> Setup:
-    """A setup for `side`: a shipped formation (randomly mirrored) a fifth of the time,
-    else a draw of `varied_formation`, with room beside the flag `room_share` of the time."""
+    """A setup for `side`: a shipped formation varied (`varied_shipped`) a fifth of the
+    time, else a draw of `varied_formation`, with room beside the flag `room_share` of the
+    time."""
     if rng.random() < shipped_share:
-        return sensible_setup(side, rng, shipped_share=1.0)
+        return Setup.from_formation(side, grid_text(varied_shipped(rng)))
     room = rng.random() < room_share
     return Setup.from_formation(side, grid_text(varied_formation(rng, room)))
+
+
+def shipped_grids() -> list[Grid]:
+    """Every shipped formation as a grid, as shipped and mirrored."""
+    grids = []
+    for name in formation_names():
+        text = formation_text(name)
+        for version in (text, _mirror(text)):
+            grids.append(_grid(version))
+    return grids
+
+
+def _grid(text: str) -> Grid:
+    rows = [line.split("#", 1)[0].split() for line in text.splitlines()]
+    return [[None if cell == "." else Rank.from_code(cell) for cell in row]
+            for row in rows if row]
+
+
+def varied_shipped(rng: random.Random) -> Grid:
+    """A shipped formation as a starting point, never played as shipped: mirrored or not,
+    the Flag swapped with a Private of the back two rows (or left where it is), the
+    generals shuffled among the generals' squares, the other officers among theirs."""
+    shipped = shipped_grids()
+    start = rng.choice(shipped)
+    while True:
+        grid = [list(row) for row in start]
+        cells = {rank: [(line, col) for line in range(3) for col in range(9)
+                        if grid[line][col] is rank] for rank in Rank}
+        (flag,) = cells[Rank.FLAG]
+        to = rng.choice([flag] + [c for c in cells[Rank.PRIVATE] if c[0] > 0])
+        if to != flag:
+            grid[flag[0]][flag[1]], grid[to[0]][to[1]] = Rank.PRIVATE, Rank.FLAG
+        for group in (_GENERALS, _OFFICERS):
+            squares = [c for rank in group for c in cells[rank]]
+            ranks = [grid[line][col] for line, col in squares]
+            rng.shuffle(ranks)
+            for (line, col), rank in zip(squares, ranks, strict=True):
+                grid[line][col] = rank
+        if grid not in shipped:
+            return grid
+
+
+def random_army(side: Side, rng: random.Random) -> Setup:
+    """The player's random setup (`r` on the setup screen): a draw of `varied_formation`,
+    never a shipped formation (nor one mirrored), which a player who knows them would
+    recognise (nor the bot's: it varies them, `varied_shipped`)."""
+    shipped = shipped_grids()
+    while True:
+        grid = varied_formation(rng)
+        if grid not in shipped:
+            return Setup.from_formation(side, grid_text(grid))
 
 
 def grid_text(grid: Grid) -> str:
@@ -213,5 +269,6 @@ def sensible_setup(side: Side, rng: random.Random, shipped_share: float = 0.25) 
 
 
 __all__ = [
-    "generated_formation", "grid_text", "sensible_setup", "varied_formation", "varied_setup"
+    "generated_formation", "grid_text", "random_army", "sensible_setup", "shipped_grids",
+    "varied_formation", "varied_setup", "varied_shipped",
 ]

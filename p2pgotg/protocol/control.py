@@ -52,6 +52,7 @@ class Hi:
     game: bytes | None
     have: int
     first: bytes | None
+    name: str | None = None  # the joiner's name, when it has one: a label, never trusted
     kind: ClassVar[str] = "hi"
 
 
@@ -63,6 +64,8 @@ class Ok:
     game: bytes | None
     have: int
     first: bytes | None
+    name: str | None = None  # the host's name, when it has one
+    rules: str | None = None  # the game its hello names (None: Game of the Generals)
     kind: ClassVar[str] = "ok"
 
 
@@ -134,6 +137,18 @@ def _text(value: Any) -> str:
     return value[:MAX_REASON]
 
 
+def _label(value: Any) -> str | None:
+    """A `name`: a label the sender chose, shown escaped; anything but text is ignored."""
+    return value[:MAX_REASON] if isinstance(value, str) else None
+
+
+def _game_name(value: Any) -> str:
+    """An `ok`'s `rules`: the game's name as a hello gives it (text of 1..32 characters)."""
+    if not isinstance(value, str) or not 1 <= len(value) <= 32:
+        raise ControlError("must be a game's name (text of 1 to 32 characters)")
+    return value
+
+
 def _why(value: Any) -> str:
     return value if value in LEAVE_REASONS else "quit"
 
@@ -141,14 +156,18 @@ def _why(value: Any) -> str:
 _B32 = _bin(32)
 #: kind -> {key: check}; the pake kind has three shapes, each of its keys optional.
 _SCHEMA: Mapping[str, Mapping[str, Callable[[Any], Any]]] = {
-    "hi": {"secret": _bin(16), "game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32)},
-    "ok": {"game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32)},
+    "hi": {"secret": _bin(16), "game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32),
+           "name": _label},
+    "ok": {"game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32), "name": _label,
+           "rules": _game_name},
     "error": {"reason": _text},
     "leave": {"why": _why},
     "bye": {"have": _count},
     "pake": {"msg": _bin(33), "confirm": _B32, "secret": _bin(16)},
 }
 _PAKE_SHAPES = ({"msg"}, {"confirm"}, {"confirm", "secret"})
+#: Keys a kind may leave out (absent: None).
+_OPTIONAL = {"hi": {"name"}, "ok": {"name", "rules"}}
 
 
 def _raw(frame: bytes) -> dict[str, Any] | None:
@@ -188,7 +207,7 @@ def decode(frame: bytes) -> Control | None:
     if schema is None:
         return Unknown(kind)
     keys = set(raw)
-    unknown, missing = keys - set(schema), set(schema) - keys
+    unknown, missing = keys - set(schema), set(schema) - keys - _OPTIONAL.get(kind, set())
     if kind == "pake":
         missing = set() if keys in _PAKE_SHAPES else missing
         if keys not in _PAKE_SHAPES and not unknown:
@@ -212,7 +231,8 @@ def encode(value: Hi | Ok | Refusal | Leave | Bye | Pake) -> bytes:
     out: dict[str, Any] = {"ctl": value.kind, "v": SESSION_VERSION}
     for field in fields(value):
         item = getattr(value, field.name)
-        if not (isinstance(value, Pake) and item is None):
+        optional = isinstance(value, Pake) or field.name in _OPTIONAL.get(value.kind, ())
+        if not (optional and item is None):
             out[field.name] = item
     data: bytes = msgpack.packb(out, use_bin_type=True)
     return data

@@ -1,14 +1,15 @@
-"""Events the protocol hands to its driver (UI, bot, network, verify), as frozen values.
+"""Events the protocol kernel hands to its driver (UI, bot, network, verify), as frozen
+values; a game adds its own (Game of the Generals: `p2pgotg.games.gotg.events`).
 
 `role` is always who did it: "host" or "joiner".
 """
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 
 from p2pgotg.protocol.verdict import Verdict
-from p2pgotg.rules import Move, PlyRecord, Rank, RuleOptions, Side, Termination
 
 
 @dataclass(frozen=True)
@@ -20,7 +21,7 @@ class Event:
 class OptionsProposed(Event):
     """The host's hello arrived: a joiner must accept these options (or walk away)."""
 
-    options: RuleOptions
+    options: object  # the game's rule options
     host_key: bytes
 
 
@@ -29,39 +30,12 @@ class GameIdentified(Event):
     """Both hellos are in: the game has its id."""
 
     game_id: bytes
-    options: RuleOptions
+    options: object
 
 
 @dataclass(frozen=True)
 class ColoursDecided(Event):
-    white: str  # the role that plays White and moves first
-
-
-@dataclass(frozen=True)
-class SetupCommitted(Event):
-    role: str
-
-
-@dataclass(frozen=True)
-class GameStarted(Event):
-    """Both setups are revealed (positions only): play begins, White to move."""
-
-
-@dataclass(frozen=True)
-class ChallengeStarted(Event):
-    """An open challenge: the attacker's rank is declared; the defender's follows."""
-
-    role: str
-    move: Move
-    attacker_rank: Rank | None  # None in a blind challenge: no rank is declared
-
-
-@dataclass(frozen=True)
-class MovePlayed(Event):
-    role: str
-    record: PlyRecord
-    attacker_rank: Rank | None = None  # declared ranks of an open challenge
-    defender_rank: Rank | None = None
+    first: str  # the role that moves first (in Game of the Generals, plays White)
 
 
 @dataclass(frozen=True)
@@ -82,16 +56,17 @@ class ChatReceived(Event):
 
 @dataclass(frozen=True)
 class GameEnded(Event):
-    """The game is over; the audit follows and decides whether the result stands."""
+    """The game is over; the audit (where the game has secrets) follows and decides whether
+    the result stands."""
 
-    termination: Termination | None  # None: a proven violation ended it
+    termination: enum.Enum | None  # the game's termination; None: a proven violation
     winner: str | None  # role, None for a draw
-    winner_side: Side | None
 
 
 @dataclass(frozen=True)
 class MessageIgnored(Event):
-    """A message that crossed the end of the game on the wire: kept, without effect."""
+    """An ending that crossed the end of the game on the wire and did not decide it: kept,
+    without effect on the result."""
 
     role: str
     type: str
@@ -107,12 +82,10 @@ class AuditCompleted(Event):
     verdict: Verdict
 
 
-
 @dataclass(frozen=True)
 class ClaimMade(Event):
-    """A forfeit claim took effect: `role` says the other side ran out of time ("time"),
-    went away ("abandoned") or did not open its commitments ("audit"). The result then rests
-    on `role`'s word; the other side may sign a dispute of message `seq`."""
+    """A forfeit claim took effect: the other side's time ran out, it went away, or it did
+    not open its commitments (its audit). The result rests on the claimant's word."""
 
     role: str
     reason: str
@@ -121,7 +94,7 @@ class ClaimMade(Event):
 
 @dataclass(frozen=True)
 class DisputeReceived(Event):
-    """`role` signed that it disputes the other side's claim (its message `claim`)."""
+    """The side claimed against disagrees: the result rests on one word against another."""
 
     role: str
     claim: int

@@ -26,13 +26,16 @@ __all__ = ["CHATS_IN_A_ROW", "MAX_CHAT_CHARS", "MAX_MESSAGES", "MAX_PLAY_MESSAGE
            "over_limit"]
 
 
-def over_limit(type_: str, seq: int, chats_in_a_row: int) -> tuple[str, str] | None:
+def over_limit(type_: str, seq: int, chats_in_a_row: int,
+               play: frozenset[str] = frozenset()) -> tuple[str, str] | None:
     """(rule, detail) when a message of `type_` with sequence `seq`, sent after
-    `chats_in_a_row` chat messages in a row of the same sender, breaks a limit."""
+    `chats_in_a_row` chat messages in a row of the same sender, breaks a limit. `play`: the
+    game's types a side can send without end (Game of the Generals: `move`), limited with
+    chat."""
     if seq >= MAX_MESSAGES:
         return ("message-limit", f"a {type_} as message {seq} of its sender: no side sends "
                 f"more than {MAX_MESSAGES} messages in a game (SPEC 2.10)")
-    if type_ in ("move", "chat") and seq >= MAX_PLAY_MESSAGES:
+    if (type_ == "chat" or type_ in play) and seq >= MAX_PLAY_MESSAGES:
         return ("message-limit", f"a {type_} as message {seq} of its sender: a side's moves "
                 f"and chat come before its message {MAX_PLAY_MESSAGES} (SPEC 2.10)")
     if type_ == "chat" and chats_in_a_row >= CHATS_IN_A_ROW:

@@ -1,7 +1,10 @@
-"""Message bodies: the schema of every message type, validated on construction.
+"""Message bodies: the kernel's message types, the games' (registered by each game module),
+and a body validated on construction against its type's schema.
 
 A body is a msgpack map with string keys. Common keys: `t` (type), `seq`, `prev`, `ack`,
-and `game` (every type but `hello`). SPEC.md section "Messages" lists the same table.
+and `game` (every type but `hello`). SPEC 2.4 lists the kernel's and Game of the Generals'
+types; each game's chapter lists its own. Type names are unique across games: a game's
+schema is registered once, and a flow takes only its own game's types (and the kernel's).
 """
 
 from __future__ import annotations
@@ -18,7 +21,12 @@ MAX_CHAT = 280
 MAX_SEQ = 2**31 - 1  # sequence numbers and plies: 0..2147483647
 
 
-def _int(lo: int, hi: int) -> Callable[[Any], int]:
+Field = Callable[[Any], Any]
+#: type -> {field: (validator, required)}
+Schema = Mapping[str, Mapping[str, tuple[Field, bool]]]
+
+
+def int_in(lo: int, hi: int) -> Callable[[Any], int]:
     def check(v: Any) -> int:
         if isinstance(v, bool) or not isinstance(v, int) or not lo <= v <= hi:
             raise WireError(f"must be an integer in {lo}..{hi}")
@@ -26,7 +34,7 @@ def _int(lo: int, hi: int) -> Callable[[Any], int]:
     return check
 
 
-def _bin(n: int) -> Callable[[Any], bytes]:
+def bin_of(n: int) -> Callable[[Any], bytes]:
     def check(v: Any) -> bytes:
         if not isinstance(v, bytes) or len(v) != n:
             raise WireError(f"must be {n} bytes")
@@ -34,7 +42,7 @@ def _bin(n: int) -> Callable[[Any], bytes]:
     return check
 
 
-def _bytes_below(n: int, bound: int, what: str) -> Callable[[Any], bytes]:
+def bytes_below(n: int, bound: int, what: str) -> Callable[[Any], bytes]:
     """n bytes, each a value below `bound` (squares below 72, ranks below 15)."""
     def check(v: Any) -> bytes:
         if not isinstance(v, bytes) or len(v) != n:
@@ -45,13 +53,13 @@ def _bytes_below(n: int, bound: int, what: str) -> Callable[[Any], bytes]:
     return check
 
 
-def _true(v: Any) -> bool:
+def true(v: Any) -> bool:
     if v is not True:
         raise WireError("must be true when present")
     return True
 
 
-def _str(n: int) -> Callable[[Any], str]:
+def text(n: int) -> Callable[[Any], str]:
     def check(v: Any) -> str:
         if not isinstance(v, str) or len(v) > n or any(ord(c) < 32 for c in v):
             raise WireError(f"must be printable text of at most {n} characters")
@@ -59,7 +67,7 @@ def _str(n: int) -> Callable[[Any], str]:
     return check
 
 
-def _one_of(*values: str) -> Callable[[Any], str]:
+def one_of(*values: str) -> Callable[[Any], str]:
     def check(v: Any) -> str:
         if not isinstance(v, str) or v not in values:
             raise WireError(f"must be one of {', '.join(values)}")
@@ -67,71 +75,58 @@ def _one_of(*values: str) -> Callable[[Any], str]:
     return check
 
 
-def _map(v: Any) -> dict[str, Any]:
+def a_map(v: Any) -> dict[str, Any]:
     if not isinstance(v, dict):
         raise WireError("must be a map")
     return v
 
 
-def _opening(v: Any) -> tuple[int, bytes]:
-    """[rank 0..14, salt 32 bytes]"""
-    if not isinstance(v, list) or len(v) != 2:
-        raise WireError("must be [rank, salt]")
-    return _int(0, 14)(v[0]), _bin(32)(v[1])
+B32 = bin_of(32)
+SEQ = int_in(0, MAX_SEQ)
 
-
-def _claim(v: Any) -> tuple[int, int, bytes]:
-    """[piece id 0..20, rank 0..14, salt 32 bytes]"""
-    if not isinstance(v, list) or len(v) != 3:
-        raise WireError("must be [piece id, rank, salt]")
-    return _int(0, 20)(v[0]), _int(0, 14)(v[1]), _bin(32)(v[2])
-
-
-_B32 = _bin(32)
-_PLY = _int(0, MAX_SEQ)
-_SQ = _int(0, 71)
-
-# type -> {field: (validator, required)}
-SCHEMA: Mapping[str, Mapping[str, tuple[Callable[[Any], Any], bool]]] = MappingProxyType({
+#: The kernel's messages (SPEC 2.4): the table, the end of a game, and talk.
+KERNEL: Schema = MappingProxyType({
     "hello": {
-        "version": (_int(0, 65535), True), "role": (_one_of("host", "joiner"), True),
-        "options": (_map, True), "nonce": (_B32, True), "key": (_B32, True),
-        "tls": (_B32, True), "coin": (_B32, False),
+        "version": (int_in(0, 65535), True), "role": (one_of("host", "joiner"), True),
+        "options": (a_map, True), "nonce": (B32, True), "key": (B32, True),
+        "tls": (B32, True), "coin": (B32, False), "rules": (text(32), False),
     },
-    "coin": {"secret": (_B32, True)},
-    "coin_open": {"secret": (_B32, True)},
-    "setup_commit": {"hash": (_B32, True)},
-    "setup_reveal": {
-        "squares": (_bytes_below(21, 72, "a square"), True), "commits": (_bin(21 * 32), True),
-        "seed_commit": (_B32, True), "ot": (_B32, False),
-    },
-    "move": {
-        "ply": (_PLY, True), "from": (_SQ, True), "to": (_SQ, True),
-        "open": (_opening, False), "ot_r": (_B32, False), "claim": (_claim, False),
-        "draw": (_true, False),
-    },
-    "reply": {"ply": (_PLY, True), "open": (_opening, True)},
-    "blind_reply": {"ply": (_PLY, True), "commits": (_bin(5 * 32), True),
-                    "cts": (_bin(15 * 32), True)},
-    "blind_outcome": {"ply": (_PLY, True), "token": (_B32, True)},
-    "blind_proof": {"ply": (_PLY, True), "x": (_B32, True), "open": (_opening, True)},
-    "claim_flag": {"claim": (_claim, True)},
+    "coin": {"secret": (B32, True)},
+    "coin_open": {"secret": (B32, True)},
+    "resign": {},
+    "chat": {"text": (text(MAX_CHAT), True)},
+    "forfeit_claim": {"reason": (one_of("time", "abandoned", "audit"), True)},
+    "dispute": {"claim": (SEQ, True)},
+    # A draw offer rides on a game's own message of play (its `draw` field); these answer it.
     "draw_accept": {},
     "draw_decline": {},
-    "resign": {},
-    "chat": {"text": (_str(MAX_CHAT), True)},
-    "forfeit_claim": {"reason": (_one_of("time", "abandoned", "audit"), True)},
-    "dispute": {"claim": (_PLY, True)},
-    "audit": {"ranks": (_bytes_below(21, 15, "a rank"), True), "salts": (_bin(21 * 32), True),
-              "seed": (_B32, True)},
 })
+_REGISTERED: dict[str, Mapping[str, tuple[Field, bool]]] = dict(KERNEL)
+
+
+def register(schema: Schema) -> None:
+    """Add a game's message types (at the game module's import). A type name belongs to one
+    game: registering another schema under a taken name is a bug."""
+    for name, fields in schema.items():
+        if _REGISTERED.setdefault(name, fields) is not fields:
+            raise ValueError(f"message type {name!r} is taken")
+
+
+def schema_of(type_: str) -> Mapping[str, tuple[Field, bool]] | None:
+    return _REGISTERED.get(type_)
+
+
+def registered() -> Schema:
+    """Every message type known now: the kernel's and the imported games'."""
+    return MappingProxyType(dict(_REGISTERED))
+
 
 _COMMON = {"t", "seq", "prev", "ack", "game"}
 
 
 @dataclass(frozen=True)
 class Body:
-    """One message body, checked against SCHEMA when built."""
+    """One message body, checked against its type's schema when built."""
 
     type: str
     seq: int
@@ -141,18 +136,18 @@ class Body:
     fields: Mapping[str, Any]
 
     def __post_init__(self) -> None:
-        schema = SCHEMA.get(self.type)
+        schema = schema_of(self.type)
         if schema is None:
             raise WireError(f"unknown message type {self.type!r}")
-        _int(0, MAX_SEQ)(self.seq)
-        _B32(self.prev)
-        _B32(self.ack)
+        SEQ(self.seq)
+        B32(self.prev)
+        B32(self.ack)
         if self.type == "hello":
             if self.game is not None:
                 raise WireError("hello carries no game id")
         else:
             try:
-                _B32(self.game)
+                B32(self.game)
             except WireError:
                 raise WireError("game: must be 32 bytes") from None
         checked = {}

@@ -12,7 +12,8 @@ from typing import Any
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import key_from_seed
-from p2pgotg.protocol import HOST, JOINER, Peer
+from p2pgotg.games.gotg.peer import GotgPeer
+from p2pgotg.protocol import HOST, JOINER
 from p2pgotg.protocol.events import Event
 from p2pgotg.rules import Rank, RuleOptions, Setup
 
@@ -32,21 +33,21 @@ def det_rand(label: str) -> Callable[[int], bytes]:
 
 @dataclass
 class Pair:
-    host: Peer
-    joiner: Peer
+    host: GotgPeer
+    joiner: GotgPeer
     events: dict[str, list[Event]] = field(default_factory=lambda: {HOST: [], JOINER: []})
     log: list[tuple[str, bytes]] = field(default_factory=list)  # (sender, bytes) in order
 
     @classmethod
     def new(cls, options: RuleOptions | None = None, seed: str = "pair") -> Pair:
-        host = Peer(HOST, key_from_seed(hashlib.sha256(f"{seed}/host-key".encode()).digest()),
+        host = GotgPeer(HOST, key_from_seed(hashlib.sha256(f"{seed}/host-key".encode()).digest()),
                     TLS_FP, options or RuleOptions(), det_rand(f"{seed}/host"))
-        joiner = Peer(JOINER,
+        joiner = GotgPeer(JOINER,
                       key_from_seed(hashlib.sha256(f"{seed}/joiner-key".encode()).digest()),
                       TLS_FP, None, det_rand(f"{seed}/joiner"))
         return cls(host, joiner)
 
-    def peer(self, role: str) -> Peer:
+    def peer(self, role: str) -> GotgPeer:
         return self.host if role == HOST else self.joiner
 
     def deliver(self) -> None:
@@ -61,8 +62,8 @@ class Pair:
             if not moved:
                 return
 
-    def handshake(self, host_setup: Callable[[Peer], Setup] | None = None,
-                  joiner_setup: Callable[[Peer], Setup] | None = None,
+    def handshake(self, host_setup: Callable[[GotgPeer], Setup] | None = None,
+                  joiner_setup: Callable[[GotgPeer], Setup] | None = None,
                   rng: random.Random | None = None) -> None:
         rng = rng or random.Random(0)
         self.events[HOST] += self.host.start()
@@ -94,7 +95,7 @@ class Pair:
             self.deliver()
 
 
-def forge(peer: Peer, type_: str, fields: dict[str, Any], *, seq: int | None = None,
+def forge(peer: GotgPeer, type_: str, fields: dict[str, Any], *, seq: int | None = None,
           prev: bytes | None = None, ack: bytes | None = None, game: bytes | None = None,
           key: Ed25519PrivateKey | None = None, record: bool = False) -> bytes:
     """A message signed by `peer`'s key (or `key`) saying whatever a cheater wants,
@@ -119,7 +120,7 @@ def forge(peer: Peer, type_: str, fields: dict[str, Any], *, seq: int | None = N
     return data
 
 
-def push_unchecked(peer: Peer, data: bytes) -> None:
+def push_unchecked(peer: GotgPeer, data: bytes) -> None:
     """Count `data` as sent by `peer` in its own chain state, skipping every check."""
     from p2pgotg.protocol.envelope import Envelope
 
@@ -132,7 +133,7 @@ def push_unchecked(peer: Peer, data: bytes) -> None:
     peer.flow.transcript.append((peer.role, data))
 
 
-def tamper(peer: Peer, data: bytes, **changes: Any) -> bytes:
+def tamper(peer: GotgPeer, data: bytes, **changes: Any) -> bytes:
     """Re-sign one of `peer`'s messages with some fields changed (what a cheater would
     send instead of what its honest code produced)."""
     from p2pgotg.protocol.envelope import Envelope, seal

@@ -1,19 +1,21 @@
-"""Replaying a saved transcript: the same `GameFlow` the peers ran, with no secrets.
+"""Replaying a saved transcript: the same flow the peers ran, with no secrets.
 
 This is `p2pgotg verify`: anyone holding the file can check every signature, every link
-of the hash chain, every opening against its commitment, and every move.
+of the hash chain, every opening against its commitment, and every move. The flow is the
+game's (its first message, the host's hello, names the game): the caller says how to make
+one (`p2pgotg.games.flow_for`), since the kernel knows no game.
 """
 
 from __future__ import annotations
 
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from p2pgotg.crypto import coin_commitment, equal, piece_commitment, seed_commitment
+from p2pgotg.crypto import equal
 from p2pgotg.protocol.errors import RuleViolation
-from p2pgotg.protocol.flow import GameFlow, other
+from p2pgotg.protocol.flow import Flow, other
 from p2pgotg.protocol.peer import Record
-from p2pgotg.protocol.transcript import Transcript
 from p2pgotg.protocol.verdict import Verdict
 
 
@@ -31,7 +33,7 @@ class Finding(enum.IntEnum):
 class Report:
     finding: Finding
     verdict: Verdict | None
-    flow: GameFlow
+    flow: Flow | None  # (None: the file held no message)
     problem: str = ""
     torn_tail: bool = False  # the file's last record was cut short (a crash while writing)
     #: The game is not over in the intact records: its owner can resume it (a torn tail
@@ -46,14 +48,6 @@ class Report:
         return self.verdict.describe()
 
 
-def replay(transcript: Transcript) -> Report:
-    """Judge a transcript held in memory (see `Referee`)."""
-    referee = Referee(transcript.role, transcript.key)
-    for record in transcript.records:
-        referee.add(record)
-    return referee.finish(transcript.torn_tail)
-
-
 class Referee:
     """Judges a transcript record by record, as a file is read (`verify` streams files
     through it, so memory does not grow with the file: only with the game, which SPEC 2.10
@@ -64,10 +58,11 @@ class Referee:
     (a gap in the other side's sequence, an ack naming nothing held, the owner's own secrets
     not opening its commitments) makes the file unreadable (exit 2), never a conviction."""
 
-    def __init__(self, role: str, key: bytes) -> None:
+    def __init__(self, role: str, key: bytes, open_flow: Callable[[bytes], Flow]) -> None:
         self.role = role
         self.key = key
-        self.flow = GameFlow()
+        self._open_flow = open_flow  # the game's flow, from the first message
+        self.flow: Flow | None = None
         self.secrets: dict[str, bytes] = {}
         self.messages = 0  # message records read
         self._violation: RuleViolation | None = None
@@ -81,6 +76,8 @@ class Referee:
         self.messages += 1
         if self._violation is not None or self._unreadable:
             return  # judged already: the rest of the file is only read, to see it is whole
+        if self.flow is None:
+            self.flow = self._open_flow(data)
         try:
             self.flow.process(role, data)
         except RuleViolation as v:
@@ -98,6 +95,9 @@ class Referee:
         flow = self.flow
         if self._unreadable:
             return Report(Finding.UNREADABLE, None, flow, self._unreadable, torn_tail)
+        if flow is None:
+            return Report(Finding.UNFINISHED, None, None, "the file holds no message yet",
+                          torn_tail, unfinished=True)
         problem = _owner_consistency(self.role, self.key, self.secrets, flow)
         if problem:
             return Report(Finding.UNREADABLE, None, flow, problem, torn_tail)
@@ -106,8 +106,7 @@ class Referee:
             verdict = Verdict(None, other(violation.role), clean=False, audit_complete=False,
                               cheater=violation.role, rule=violation.rule,
                               detail=violation.detail, index=violation.index,
-                              seq=violation.seq,
-                              white=flow.white)
+                              seq=violation.seq, first=flow.first, colours=flow.colours())
             return Report(Finding.VIOLATION, verdict, flow, torn_tail=torn_tail)
         conclusion = flow.conclusion()
         if torn_tail:
@@ -129,31 +128,9 @@ class Referee:
                       conclusion, flow)
 
 
-def _owner_consistency(role: str, key: bytes, secrets: dict[str, bytes], flow: GameFlow
-                       ) -> str:
+def _owner_consistency(role: str, key: bytes, secrets: dict[str, bytes], flow: Flow) -> str:
     """The header's key and the owner's secrets must agree with the signed messages."""
     hello = flow.hellos.get(role)
     if hello is not None and not equal(hello["key"], key):
         return "the header's key is not the key that signed the owner's messages"
-    joiner_hello = flow.hellos.get("joiner")
-    if "coin" in secrets and role == "joiner" and joiner_hello is not None:
-        assert flow.game_id is not None
-        if not equal(coin_commitment(flow.game_id, key, secrets["coin"]),
-                     joiner_hello["coin"]):
-            return "the saved coin secret does not open the joiner's coin commitment"
-    reveal = flow.reveals.get(role)
-    if reveal is not None and "ranks" in secrets and flow.game_id is not None:
-        if tuple(secrets["squares"]) != reveal.squares:
-            return "the saved setup squares differ from the revealed ones"
-        for pid in range(21):
-            salt = secrets["salts"][pid * 32:(pid + 1) * 32]
-            rank = secrets["ranks"][pid]
-            if rank > 14 or not equal(
-                piece_commitment(flow.game_id, key, pid, rank, salt),
-                reveal.commits[pid],
-            ):
-                return f"the saved secret of piece {pid} does not open its commitment"
-        if not equal(seed_commitment(flow.game_id, key, secrets["seed"]),
-                     reveal.seed_commit):
-            return "the saved seed does not open its commitment"
-    return ""
+    return flow.secrets_problem(role, key, secrets)

@@ -18,13 +18,15 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from p2pgotg.crypto import ot, piece_commitment, seed_commitment, setup_hash
+from p2pgotg.games.gotg.flow import outcome_index
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.errors import RemoteProtocolError
 from p2pgotg.protocol.events import Event
-from p2pgotg.protocol.flow import HOST, JOINER, other, outcome_index
+from p2pgotg.protocol.flow import HOST, JOINER, other
 from p2pgotg.protocol.limits import CHATS_IN_A_ROW, MAX_PLAY_MESSAGES
 from p2pgotg.protocol.pair import Pair, forge, tamper
-from p2pgotg.protocol.peer import Peer, Record
+from p2pgotg.protocol.peer import Record
 from p2pgotg.protocol.transcript import encode_header, encode_record
 from p2pgotg.rules import (
     FULL_SET,
@@ -41,14 +43,14 @@ from p2pgotg.rules import (
 
 @dataclass
 class Result:
-    honest: Peer
+    honest: GotgPeer
     error: RemoteProtocolError | None  # what the honest side raised (None: no exception)
     #: The transcript to record, when it is not the honest side's own records: a file its
     #: owner edited (a message left out, two swapped, a secret damaged).
     records: list[Record] | None = None
     #: The other side of the same game, when both files are recorded: two files of one
     #: game must give one verdict (SPEC 2.4), whatever order each side processed them in.
-    other: Peer | None = None
+    other: GotgPeer | None = None
     winner: str | None = None  # the winner's role, when only the game played tells it
 
 
@@ -64,7 +66,7 @@ class Scenario:
     termination: str | None = None  # ... and how the game ended (chapter 1.10's value)
 
 
-def _deliver_one(pair: Pair, sender: Peer, data: bytes) -> Result:
+def _deliver_one(pair: Pair, sender: GotgPeer, data: bytes) -> Result:
     receiver = pair.peer(sender.peer_role)
     try:
         receiver.receive(data)
@@ -82,7 +84,7 @@ def _to_play(seed: int, options: RuleOptions | None = None) -> Pair:
 _T = TypeVar("_T")
 
 
-def _play_until(pair: Pair, rng: random.Random, want: Callable[[Peer], _T | None]) -> _T:
+def _play_until(pair: Pair, rng: random.Random, want: Callable[[GotgPeer], _T | None]) -> _T:
     """Random legal play until `want(side to move)` returns something truthy."""
     for _ in range(3000):
         mover = pair.host if pair.host.my_turn else pair.joiner
@@ -97,31 +99,31 @@ def _play_until(pair: Pair, rng: random.Random, want: Callable[[Peer], _T | None
     raise RuntimeError("the scenario's moment never came")
 
 
-def _side(peer: Peer) -> Side:
+def _side(peer: GotgPeer) -> Side:
     """The side `peer` plays (the scenarios ask only once the coin has decided it)."""
     assert peer.side is not None, "the coin has not been tossed yet"
     return peer.side
 
 
-def _view(peer: Peer) -> Game:
+def _view(peer: GotgPeer) -> Game:
     """`peer`'s view of the game (the scenarios ask only once play has begun)."""
     assert peer.view is not None, "play has not begun yet"
     return peer.view
 
 
-def _own_rank_on(peer: Peer, square: int) -> Rank:
+def _own_rank_on(peer: GotgPeer, square: int) -> Rank:
     """The rank of `peer`'s own piece on `square`."""
     piece, setup = _view(peer).piece_at(square), peer.own_setup
     assert piece is not None and setup is not None
     return setup.ranks[piece.pid]
 
 
-def _cheater(peer: Peer) -> CheatingPeer:
+def _cheater(peer: GotgPeer) -> CheatingPeer:
     assert isinstance(peer, CheatingPeer), "the scenario made this peer a cheater"
     return peer
 
 
-def _a_challenge(peer: Peer) -> Move | None:
+def _a_challenge(peer: GotgPeer) -> Move | None:
     view = peer.view
     assert view is not None
     return next((m for m in view.legal_moves if view.is_challenge(m)), None)
@@ -196,7 +198,7 @@ def change_setup_after_commit(seed: int) -> Result:
     return _deliver_one(pair, pair.joiner, tamper(pair.joiner, reveal, squares=squares))
 
 
-def _forged_setup(pair: Pair, cheater: Peer, squares: list[int], ranks: list[Rank]
+def _forged_setup(pair: Pair, cheater: GotgPeer, squares: list[int], ranks: list[Rank]
                   ) -> tuple[bytes, bytes, bytes]:
     """(commit, reveal) messages for a setup no honest client would make, and the seed."""
     gid, key = pair.host.flow.game_id, cheater.public_key
@@ -381,14 +383,14 @@ def damage_own_secrets(seed: int) -> Result:
     return Result(result.honest, result.error, records)
 
 
-def _finished_with_a_refusal(seed: int, make: Callable[[Peer, Game, Move], bytes]
+def _finished_with_a_refusal(seed: int, make: Callable[[GotgPeer, Game, Move], bytes]
                              ) -> tuple[Pair, RemoteProtocolError | None]:
     """Play, let the joiner send the host `make(...)` on its turn (refused: it proves
     nothing), check the host is still usable, and play the game to its end."""
     pair = _to_play(seed)
     rng = random.Random(seed)
 
-    def joiner_to_move(peer: Peer) -> bool:
+    def joiner_to_move(peer: GotgPeer) -> bool:
         return peer.role == JOINER and _view(peer).ply >= 2
 
     _play_until(pair, rng, joiner_to_move)
@@ -475,7 +477,7 @@ def chat_flood(seed: int) -> Result:
     return _deliver_one(pair, cheater, forge(cheater, "chat", {"text": "one line too many"}))
 
 
-def _shuffle(peer: Peer, last: dict[str, Move]) -> Move:
+def _shuffle(peer: GotgPeer, last: dict[str, Move]) -> Move:
     """A plain move that undoes `peer`'s last one when it can (so that no challenge comes
     and the game never ends), else any plain move."""
     view = _view(peer)
@@ -510,7 +512,7 @@ def limit_filling_pair(seed: int = 1) -> Pair:
 
 def limit_filling_game(seed: int = 1, over: bool = False) -> Result:
     """`limit_filling_pair`'s game as the host keeps it; with `over`, the joiner then sends
-    one chat more (a `message-limit` violation; its own `Peer` refuses to, so the chat is
+    one chat more (a `message-limit` violation; its own `GotgPeer` refuses to, so the chat is
     forged). The largest transcript an honest game can leave is about this one's size."""
     pair = limit_filling_pair(seed)
     if not over:
@@ -520,7 +522,7 @@ def limit_filling_game(seed: int = 1, over: bool = False) -> Result:
 
 # -- cheats at the audit --------------------------------------------------------------------
 
-def _finish_with_resignation(pair: Pair, resigner: Peer) -> None:
+def _finish_with_resignation(pair: Pair, resigner: GotgPeer) -> None:
     resigner.resign()
     for data in resigner.data_to_send():  # the resignation and the resigner's audit
         pair.peer(resigner.peer_role).receive(data)
@@ -628,7 +630,7 @@ def bad_signature(seed: int) -> Result:
 BLIND = RuleOptions(challenge_mode=ChallengeMode.BLIND)
 
 
-class CheatingPeer(Peer):
+class CheatingPeer(GotgPeer):
     """A peer whose honest code is bent in one place of the blind challenge, consistently,
     so that its own chain of messages stays valid and only the audit (or the attacker's
     proof) can tell."""
@@ -708,7 +710,7 @@ def _blind_challenge_by(pair: Pair, attacker_role: str, seed: int) -> Move:
     not its flag (a flag's own view would refuse some of the bent outcomes)."""
     rng = random.Random(seed)
 
-    def want(peer: Peer) -> Move | None:
+    def want(peer: GotgPeer) -> Move | None:
         view = peer.view
         if peer.role != attacker_role or view is None:
             return None
@@ -718,7 +720,7 @@ def _blind_challenge_by(pair: Pair, attacker_role: str, seed: int) -> Move:
     return _play_until(pair, rng, want)
 
 
-def _finish_blind(pair: Pair, honest: Peer) -> Result:
+def _finish_blind(pair: Pair, honest: GotgPeer) -> Result:
     """The honest side resigns at once; both audits follow; the verdict is the audit's."""
     honest.resign()
     pair.deliver()
@@ -756,7 +758,7 @@ def blind_wrong_outcome(seed: int) -> Result:
     joiner = pair.joiner
     rng = random.Random(seed)
 
-    def want(peer: Peer) -> Move | None:  # the scenario may look at both views
+    def want(peer: GotgPeer) -> Move | None:  # the scenario may look at both views
         view, mine = peer.view, joiner.view
         if peer.role != HOST or view is None or mine is None:
             return None
@@ -848,7 +850,7 @@ def blind_other_sender_key(seed: int) -> Result:
     return _finish_blind(pair, pair.host)
 
 
-def _blind_waiting_for_attacker(seed: int) -> tuple[Pair, Peer, Peer]:
+def _blind_waiting_for_attacker(seed: int) -> tuple[Pair, GotgPeer, GotgPeer]:
     """A blind challenge by the joiner, the host's table delivered, the joiner's answer
     held back: (pair, attacker, defender)."""
     pair = _blind_pair(seed, JOINER, withhold_outcome=True)
@@ -891,7 +893,7 @@ def _to_play_with(seed: int, options: RuleOptions) -> Pair:
     return pair
 
 
-def _instead_of_last(peer: Peer, sent: bytes, type_: str, fields: dict[str, Any]) -> bytes:
+def _instead_of_last(peer: GotgPeer, sent: bytes, type_: str, fields: dict[str, Any]) -> bytes:
     """What a cheater sends instead of `sent`, its honest code's last message: the same place
     in its chain (seq, prev, ack), another content."""
     body = Envelope.decode(sent).body()
@@ -1037,7 +1039,7 @@ def _crossing_end_at_a_challenge(seed: int, options: RuleOptions, ending: str) -
     pair = _to_play_with(seed, options)
     rng = random.Random(seed)
 
-    def safe_challenge(peer: Peer) -> Move | None:  # (neither piece a flag: play goes on)
+    def safe_challenge(peer: GotgPeer) -> Move | None:  # (neither piece a flag: play goes on)
         view = _view(peer)
         for move in view.legal_moves:
             target = view.piece_at(move.to_square)

@@ -1,7 +1,7 @@
 """Every delivery order of short scripted games between two honest peers.
 
 The promise that no honest player is ever convicted, whatever the network does, is checked
-here by exhaustion, not by examples. Two honest `Peer`s play a scripted game (a `Plan`);
+here by exhaustion, not by examples. Two honest `GotgPeer`s play a scripted game (a `Plan`);
 an explorer tries every schedule the network and the drivers allow: each direction keeps
 its order, but every message may be delivered at any moment, so messages cross anywhere;
 either side may resign, claim (when its own view allows the claim: the moment a timer fires
@@ -32,11 +32,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from p2pgotg.crypto import key_from_seed
+from p2pgotg.games import replay
+from p2pgotg.games.gotg.flow import DUTIES
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.protocol.errors import LocalProtocolError, RemoteProtocolError
-from p2pgotg.protocol.flow import DUTIES, HOST, JOINER, Phase, other
+from p2pgotg.protocol.flow import HOST, JOINER, Phase, other
 from p2pgotg.protocol.pair import TLS_FP
-from p2pgotg.protocol.peer import Peer, Record
-from p2pgotg.protocol.referee import Finding, replay
+from p2pgotg.protocol.peer import Record
+from p2pgotg.protocol.referee import Finding
 from p2pgotg.protocol.transcript import Transcript
 from p2pgotg.rules import ChallengeMode, FlagRule, Move, Rank, RuleOptions, Setup, Side
 
@@ -103,7 +106,7 @@ class Counts:
 
 @dataclass
 class _Local:
-    peer: Peer
+    peer: GotgPeer
     records: tuple[Record, ...]
     log: tuple[str, ...]  # what it did and processed, in order
     restores: int = 0
@@ -114,7 +117,7 @@ class _Broken(Exception):
 
 
 def _apply(local: _Local, event: str, data: bytes | None, plan: Plan,
-           action: Callable[[Peer], Any] | None = None) -> _Local:
+           action: Callable[[GotgPeer], Any] | None = None) -> _Local:
     peer = copy.deepcopy(local.peer)
     try:
         if data is not None:
@@ -134,7 +137,7 @@ def _apply(local: _Local, event: str, data: bytes | None, plan: Plan,
 
 def _restored(local: _Local, plan: Plan) -> _Local:
     old = local.peer
-    peer = Peer.restore(old.role, old._key, TLS_FP, list(local.records),
+    peer = GotgPeer.restore(old.role, old._key, TLS_FP, list(local.records),
                         plan.options if old.role == HOST else None,
                         DetRand(f"{plan.seed}/{old.role}/restored{local.restores}"))
     peer.data_to_send()
@@ -144,7 +147,7 @@ def _restored(local: _Local, plan: Plan) -> _Local:
 
 # -- what an honest driver may do now -------------------------------------------------------
 
-def _scripted(peer: Peer, plan: Plan) -> tuple[str, Callable[[Peer], Any]] | None:
+def _scripted(peer: GotgPeer, plan: Plan) -> tuple[str, Callable[[GotgPeer], Any]] | None:
     """The one decision the script makes in this view, if any (start, accept, commit a
     setup, the next move of the line, the finishing action)."""
     flow = peer.flow
@@ -173,7 +176,7 @@ def _scripted(peer: Peer, plan: Plan) -> tuple[str, Callable[[Peer], Any]] | Non
     return None
 
 
-def claim_allowed(peer: Peer, reason: str) -> bool:
+def claim_allowed(peer: GotgPeer, reason: str) -> bool:
     """Whether an honest driver's timer could fire a claim of `reason` in this view."""
     flow, me, them = peer.flow, peer.role, peer.peer_role
     if reason == "audit":
@@ -192,12 +195,12 @@ def claim_allowed(peer: Peer, reason: str) -> bool:
         owed == "move" and bool(options.clock_seconds or options.move_seconds))
 
 
-def _claiming(reason: str) -> Callable[[Peer], Any]:
+def _claiming(reason: str) -> Callable[[GotgPeer], Any]:
     return lambda p: p.claim_forfeit(reason)
 
 
 def _choices(local: _Local, plan: Plan, used: frozenset[str]
-             ) -> Iterator[tuple[str, Callable[[Peer], Any]]]:
+             ) -> Iterator[tuple[str, Callable[[GotgPeer], Any]]]:
     peer = local.peer
     scripted = _scripted(peer, plan)
     if scripted is not None:
@@ -259,7 +262,7 @@ class Explorer:
         self._locals: OrderedDict[tuple[str, tuple[str, ...]], _Local] = OrderedDict()
 
     def _step(self, local: _Local, event: str, data: bytes | None,
-              action: Callable[[Peer], Any] | None = None) -> _Local:
+              action: Callable[[GotgPeer], Any] | None = None) -> _Local:
         key = (local.peer.role, (*local.log, event))
         found = self._locals.get(key)
         if found is not None:
@@ -277,9 +280,9 @@ class Explorer:
     def run(self) -> Counts:
         plan = self.plan
         seed = plan.seed
-        host = Peer(HOST, key_from_seed(hashlib.sha256(f"{seed}/host-key".encode()).digest()),
+        host = GotgPeer(HOST, key_from_seed(hashlib.sha256(f"{seed}/host-key".encode()).digest()),
                     TLS_FP, plan.options, DetRand(f"{seed}/host"))
-        joiner = Peer(JOINER,
+        joiner = GotgPeer(JOINER,
                       key_from_seed(hashlib.sha256(f"{seed}/joiner-key".encode()).digest()),
                       TLS_FP, None, DetRand(f"{seed}/joiner"))
         root = _Global(_Local(host, (), ()), _Local(joiner, (), ()), 0, 0, frozenset())

@@ -3,7 +3,7 @@
 A transcript is a sequence of records, each a 4-byte big-endian length then a msgpack map:
   header  {"k": "header", "format": 1, "role": "host"|"joiner", "key": bytes[32]}  (first)
   secrets {"k": "secrets", ...}   the owner's own secrets (and the host's port), so it can
-                                  finish after a crash
+                                  finish after a crash; and both players' names
   msg     {"k": "msg", "from": "host"|"joiner", "env": bytes}   exact signed messages
 Appending one record is one write; a torn last record (a crash mid-write) is reported.
 """
@@ -22,6 +22,22 @@ FORMAT = 1
 MAX_RECORD = 128 * 1024
 _SECRET_FIELDS = {"join": 16, "port": 2, "coin": 32, "squares": 21, "ranks": 21,
                   "salts": 21 * 32, "seed": 32}
+#: Display labels, not secrets: the owner's name and the name the other side gave (SPEC
+#: 3.4), UTF-8 of 1..MAX_NAME_BYTES bytes. Nothing commits to them and nothing checks them.
+NAME_FIELDS = ("name", "peer_name")
+MAX_NAME_BYTES = 256
+
+
+def _field_ok(name: str, value: object) -> bool:
+    if name in NAME_FIELDS:
+        if not isinstance(value, bytes) or not 0 < len(value) <= MAX_NAME_BYTES:
+            return False
+        try:
+            value.decode("utf-8")
+        except UnicodeDecodeError:
+            return False
+        return True
+    return _SECRET_FIELDS.get(name) == (len(value) if isinstance(value, bytes) else -1)
 
 
 class TranscriptError(ValueError):
@@ -135,7 +151,7 @@ class RecordReader:
         if kind == "secrets":
             values = {k: v for k, v in rec.items() if k != "k"}
             for name, value in values.items():
-                if _SECRET_FIELDS.get(name) != (len(value) if isinstance(value, bytes) else -1):
+                if not _field_ok(name, value):
                     raise TranscriptError(f"record {i}: malformed secret {name!r}")
             return ("secrets", values)
         raise TranscriptError(f"record {i}: unknown record kind {kind!r}")

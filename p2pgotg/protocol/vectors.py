@@ -11,6 +11,7 @@ import sys
 from typing import Any
 
 from p2pgotg.crypto import (
+    TAG_GAME,
     coin_commitment,
     host_is_white,
     key_from_seed,
@@ -19,8 +20,9 @@ from p2pgotg.crypto import (
     seed_commitment,
     setup_hash,
 )
+from p2pgotg.games.gotg.flow import options_bytes
 from p2pgotg.protocol.envelope import ZERO_HASH, body_hash, seal
-from p2pgotg.protocol.ids import game_id, options_bytes
+from p2pgotg.protocol.ids import game_id
 from p2pgotg.protocol.messages import Body
 from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions
 
@@ -84,7 +86,8 @@ def make_vectors() -> dict[str, Any]:
     options = RuleOptions(FlagRule.SAFE_OR_SURVIVE, two_squares=True, chasing=False,
                           challenge_mode=ChallengeMode.OPEN)
     host_nonce, joiner_nonce = _bytes("host nonce"), _bytes("joiner nonce")
-    gid = game_id(host_nonce, joiner_nonce, host_key, joiner_key, 1, options)
+    gid = game_id(host_nonce, joiner_nonce, host_key, joiner_key, 1, options_bytes(options),
+                  TAG_GAME)
     salt = _bytes("salt 7")
     commit = piece_commitment(gid, host_key, 7, 14, salt)
     squares = bytes(range(21))

@@ -3,15 +3,15 @@ rests on (the transcript's proof, or a side's claim about time or absence)."""
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 
 from p2pgotg.protocol.errors import where_words
-from p2pgotg.rules import Termination
 
 
 @dataclass(frozen=True)
 class Verdict:
-    termination: Termination | None  # None when a violation ended the game
+    termination: enum.Enum | None  # the game's termination; None when a violation ended it
     winner: str | None  # role; a cheater always loses
     clean: bool  # no rule was broken
     audit_complete: bool  # both sides opened every commitment and the replay agreed
@@ -25,11 +25,15 @@ class Verdict:
     #: which no transcript can prove (empty when the transcript proves the result).
     claimants: tuple[str, ...] = ()
     disputed_by: tuple[str, ...] = ()  # roles that signed a dispute of such a claim
-    white: str | None = None  # the role that played White, when the coin was tossed
+    first: str | None = None  # the role that moved first, when the coin was tossed
+    colours: tuple[str, str] = ("White", "Black")  # the first and the second seat's names
     seq: int | None = None  # the violating message's sequence number in its sender's chain
     #: The result is the loser's signed resignation, and the winner's own commitments were
     #: all opened and checked: proven without the loser's audit (SPEC 2.6).
     winner_audited: bool = False
+    #: The game hides nothing (Towers): there is nothing to open, every message was checked
+    #: as it came, and `audit_complete` says only that.
+    nothing_hidden: bool = False
 
     @property
     def proven(self) -> bool:
@@ -42,9 +46,9 @@ class Verdict:
         """A role as a reader of the result wants it: its colour first, when known."""
         if role is None:
             return "nobody"
-        if self.white is None:
+        if self.first is None:
             return role
-        colour = "White" if role == self.white else "Black"
+        colour = self.colours[0] if role == self.first else self.colours[1]
         return f"{colour} ({role})"
 
     def result(self) -> str:
@@ -72,6 +76,8 @@ class Verdict:
                 text += f"; disputed by {' and '.join(self.who(r) for r in self.disputed_by)}"
             if self.detail:
                 text += f" ({self.detail})"
+        if self.audit_complete and self.nothing_hidden:
+            return f"{text}; nothing hidden: every message checked as it came, clean"
         if self.audit_complete:
             return f"{text}; audit complete: every commitment opened and checked, clean"
         if self.winner_audited:

@@ -33,18 +33,20 @@ from functools import partial
 from typing import Any
 
 from p2pgotg.crypto import key_from_seed
+from p2pgotg.games import replay
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.protocol.errors import LocalProtocolError, RemoteProtocolError
 from p2pgotg.protocol.flow import HOST, JOINER, Phase, other
 from p2pgotg.protocol.limits import CHATS_IN_A_ROW
 from p2pgotg.protocol.pair import TLS_FP
-from p2pgotg.protocol.peer import Peer, Record
-from p2pgotg.protocol.referee import Finding, replay
+from p2pgotg.protocol.peer import Record
+from p2pgotg.protocol.referee import Finding
 from p2pgotg.protocol.schedules import DetRand, claim_allowed
 from p2pgotg.protocol.transcript import Transcript
 from p2pgotg.protocol.verdict import Verdict
 from p2pgotg.rules import ChallengeMode, FlagRule, Rank, RuleOptions, Setup, Side
 
-Action = Callable[[Peer], Any]
+Action = Callable[[GotgPeer], Any]
 
 
 @dataclass
@@ -139,8 +141,8 @@ class Walk:
         self.keys = {role: key_from_seed(hashlib.sha256(f"{label}/{role}-key".encode())
                                          .digest()) for role in (HOST, JOINER)}
         self.peers = {
-            HOST: Peer(HOST, self.keys[HOST], TLS_FP, options, DetRand(f"{label}/host")),
-            JOINER: Peer(JOINER, self.keys[JOINER], TLS_FP, None, DetRand(f"{label}/joiner")),
+            HOST: GotgPeer(HOST, self.keys[HOST], TLS_FP, options, DetRand(f"{label}/host")),
+            JOINER: GotgPeer(JOINER, self.keys[JOINER], TLS_FP, None, DetRand(f"{label}/joiner")),
         }
         self.records: dict[str, list[Record]] = {HOST: [], JOINER: []}
         self.next_to: dict[str, int] = {HOST: 0, JOINER: 0}  # sender's seq next on the wire
@@ -176,7 +178,7 @@ class Walk:
                 found.append(("crash", f"{role[0]}:crash", partial(self._crash, role)))
         return found
 
-    def _honest(self, peer: Peer) -> list[tuple[str, str, Action]]:
+    def _honest(self, peer: GotgPeer) -> list[tuple[str, str, Action]]:
         """What an honest player (or its driver's timers) may do in its own view."""
         flow, rng, role = peer.flow, self.rng, peer.role
         found: list[tuple[str, str, Action]] = []
@@ -198,14 +200,14 @@ class Walk:
             found.append(("resign", "resign", lambda p: p.resign()))
         for reason in ("time", "abandoned", "audit"):
             if claim_allowed(peer, reason):
-                found.append(("claim", f"claim-{reason}", partial(Peer.claim_forfeit,
+                found.append(("claim", f"claim-{reason}", partial(GotgPeer.claim_forfeit,
                                                                   reason=reason)))
         for claim in sorted(flow.claims[peer.peer_role]):
             if role not in flow.disputes:
-                found.append(("dispute", f"dispute{claim}", partial(Peer.dispute, claim=claim)))
+                found.append(("dispute", f"dispute{claim}", partial(GotgPeer.dispute, claim=claim)))
         return found
 
-    def _turn(self, peer: Peer, view: Any) -> list[tuple[str, str, Action]]:
+    def _turn(self, peer: GotgPeer, view: Any) -> list[tuple[str, str, Action]]:
         """The side to move: past the ply limit it resigns; otherwise a random legal move
         (challenges preferred a little, a draw offer now and then, a flag claim riding on
         the flag's arrival when the rules allow it), an answer to a draw offer, or a claim
@@ -240,7 +242,7 @@ class Walk:
                 view.pop()
             found.append(("decide", f"move {move.text()}{' =?' if offer else ''}"
                           f"{' +flag' if claim else ''}",
-                          partial(Peer.move, move=move, offer_draw=offer, claim=claim)))
+                          partial(GotgPeer.move, move=move, offer_draw=offer, claim=claim)))
         return found
 
     # -- doing it -------------------------------------------------------------------------
@@ -286,7 +288,7 @@ class Walk:
         """The process dies and comes back from its transcript; the connection drops."""
         old = self.peers[role]
         self.crashes += 1
-        peer = Peer.restore(role, self.keys[role], TLS_FP, list(self.records[role]),
+        peer = GotgPeer.restore(role, self.keys[role], TLS_FP, list(self.records[role]),
                             self.options if role == HOST else None,
                             DetRand(f"walk/{self.seed}/{role}/restored{self.crashes}"))
         assert peer.flow.transcript == old.flow.transcript

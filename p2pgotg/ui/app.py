@@ -13,11 +13,11 @@ from typing import Any
 
 from prompt_toolkit.application import Application, get_app
 from prompt_toolkit.buffer import Buffer
-from prompt_toolkit.data_structures import Point
 from prompt_toolkit.filters import Condition
 from prompt_toolkit.input import Input
 from prompt_toolkit.layout import (
     ConditionalContainer,
+    Dimension,
     Float,
     FloatContainer,
     HSplit,
@@ -45,6 +45,7 @@ from p2pgotg.ui.help import help_text
 from p2pgotg.ui.keys import create_key_bindings
 from p2pgotg.ui.state import AppState, Screen
 from p2pgotg.ui.style import COLOUR, MONO
+from p2pgotg.ui.window_size import CHROME_ROWS, MIN_COLUMNS, needed_rows, too_small
 
 TITLES = {
     Screen.START: start_screen.title, Screen.GAMES: games_screen.title,
@@ -52,6 +53,15 @@ TITLES = {
     Screen.LOBBY: lobby_screen.title,
     Screen.ERROR: lobby_screen.title, Screen.SETUP: setup_screen.title,
     Screen.PLAY: play_screen.title, Screen.END: end_screen.title,
+}
+#: Screens drawn around the board: the board, its side panel and their rows, whole, need
+#: this window (columns, rows); smaller, they say so instead of showing a cut board.
+BOARD_SCREEN_SIZE = (80, 24)
+#: Screens of text, wrapped to the window: they need their lines' rows.
+TEXT_BODIES: dict[Screen, Callable[[AppState], Fragments]] = {
+    Screen.START: start_screen.body, Screen.GAMES: games_screen.body,
+    Screen.RESUME: resume_screen.body, Screen.LOBBY: lobby_screen.body,
+    Screen.ERROR: lobby_screen.error_body,
 }
 HINTS = {
     Screen.START: start_screen.hints, Screen.GAMES: games_screen.hints,
@@ -87,6 +97,9 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
     def columns() -> int:
         return get_app().output.get_size().columns
 
+    def rows() -> int:
+        return get_app().output.get_size().rows
+
     def title() -> Fragments:
         words = TITLES[state.screen](state)
         return [("class:title", f" {words}")]
@@ -105,8 +118,32 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
         out[-1] = (out[-1][0], out[-1][1].rstrip("\n"))
         return out
 
+    def hint_lines() -> list[str]:
+        """The key hints, wrapped between words (two lines at most: the rest is `?`)."""
+        return textwrap.wrap(HINTS[state.screen](state), max(20, columns() - 2))[:2] or [""]
+
     def hints() -> Fragments:
-        return [("class:hint", f" {HINTS[state.screen](state)}"[: columns() - 1])]
+        return [("class:hint", "\n".join(f" {line}" for line in hint_lines()))]
+
+    def small_words() -> str | None:
+        """What to say instead of the screen when the window cannot show all of it."""
+        size = (columns(), rows())
+        body = TEXT_BODIES.get(state.screen)
+        if body is None:
+            return too_small(size, BOARD_SCREEN_SIZE)
+        chrome = CHROME_ROWS + len(hint_lines()) - 1
+        return too_small(size, (MIN_COLUMNS, needed_rows(body(state), columns()) + chrome))
+
+    def small_text() -> Fragments:
+        words = small_words() or ""
+        out: Fragments = [("", "\n")]
+        out += [("class:status.error", f" {line}\n")
+                for line in textwrap.wrap(words, max(10, columns() - 2))]
+        if state.status:
+            out.append(("", "\n"))
+            out += [("class:status", f" {line}\n")
+                    for line in textwrap.wrap(state.status, max(10, columns() - 2))]
+        return out
 
     def prompt() -> str:
         if state.prompt is not None:
@@ -115,16 +152,17 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
             return " move> "
         return " "
 
-    def log_cursor() -> Point:
-        return Point(0, sum(text.count("\n") for _, text, *_ in log()))
-
     def log() -> Fragments:
-        return play_screen.log_text(state, columns() - left - 1)
+        """The move log, the cursor at its end so that the window scrolls there (a mark
+        inside the text: a position counted apart could miss it when the window is
+        resized between the two)."""
+        return [*play_screen.log_text(state, columns() - left - 1),
+                ("[SetCursorPosition]", "")]
 
     left = board.WIDTH + 1
     bodies = [
-        ConditionalContainer(text(start_screen.body), show(Screen.START)),
-        ConditionalContainer(text(games_screen.body), show(Screen.GAMES)),
+        ConditionalContainer(text(start_screen.body, wrap_lines=True), show(Screen.START)),
+        ConditionalContainer(text(games_screen.body, wrap_lines=True), show(Screen.GAMES)),
         ConditionalContainer(text(resume_screen.body, wrap_lines=True), show(Screen.RESUME)),
         ConditionalContainer(VSplit([
             text(review_screen.board_text, width=left),
@@ -141,21 +179,20 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
         ConditionalContainer(VSplit([
             text(play_screen.board_text, width=left),
             Window(width=1, char="|", style="class:dim"),
-            Window(FormattedTextControl(log, get_cursor_position=log_cursor,
-                                        show_cursor=False)),
+            Window(FormattedTextControl(log, show_cursor=False)),
         ]), show(Screen.PLAY)),
         ConditionalContainer(HSplit([
             text(end_screen.headline, wrap_lines=True, dont_extend_height=True),
             VSplit([
                 text(end_screen.board_text, width=left, height=9),
                 text(end_screen.panel_text),
-            ], height=11),
+            ], height=end_screen.PANEL_ROWS),
             text(end_screen.audit_text, wrap_lines=True),
         ]), show(Screen.END)),
     ]
-    input_window = Window(
+    input_window = Window(  # (long text wraps, up to three lines: the label stays in view)
         BufferControl(buffer, input_processors=[BeforeInput(prompt)]),
-        height=1,
+        height=Dimension(min=1, max=3), dont_extend_height=True, wrap_lines=True,
         always_hide_cursor=Condition(lambda: not state.takes_text),
     )
     root = FloatContainer(
@@ -164,11 +201,18 @@ def create_layout(state: AppState, buffer: Buffer) -> Layout:
             HSplit(bodies),
             Window(FormattedTextControl(status), wrap_lines=True, dont_extend_height=True),
             input_window,
-            Window(FormattedTextControl(hints), height=1),
+            Window(FormattedTextControl(hints), dont_extend_height=True),
         ]),
-        floats=[Float(ConditionalContainer(
-            Window(FormattedTextControl(lambda: help_text(state)), style="class:help"),
-            Condition(lambda: state.help_visible),
-        ), top=1, bottom=3, left=0, right=0)],
+        floats=[
+            Float(ConditionalContainer(
+                Window(FormattedTextControl(lambda: help_text(state, rows() - 4)),
+                       style="class:help"),
+                Condition(lambda: state.help_visible),
+            ), top=1, bottom=3, left=0, right=0),
+            Float(ConditionalContainer(  # over everything: the window is too small
+                Window(FormattedTextControl(small_text), style="class:help"),
+                Condition(lambda: small_words() is not None),
+            ), top=0, bottom=0, left=0, right=0),
+        ],
     )
     return Layout(root, focused_element=input_window)

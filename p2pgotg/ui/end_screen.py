@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import textwrap
 
-from p2pgotg.protocol import Peer
+from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.rules import Game, IllegalMoveError, Piece, Setup, Side
 from p2pgotg.ui import board
 from p2pgotg.ui.board import Fragments, Marks
@@ -15,7 +15,7 @@ from p2pgotg.ui.state import AppState, Mode, Screen
 from p2pgotg.ui.words import how_it_ended, result_headline, verdict_words
 
 
-def revealed_setups(peer: Peer) -> dict[Side, Setup]:
+def revealed_setups(peer: GotgPeer) -> dict[Side, Setup]:
     """Every setup this peer can show in full: its own, and the opponent's once the
     opponent's audit has opened every commitment."""
     out: dict[Side, Setup] = {}
@@ -31,7 +31,7 @@ def revealed_setups(peer: Peer) -> dict[Side, Setup]:
     return out
 
 
-def audit_game(peer: Peer, at_start: bool = False) -> Game | None:
+def audit_game(peer: GotgPeer, at_start: bool = False) -> Game | None:
     """The game with every rank known (replayed from both setups), or the player's own
     view when the opponent's setup was never opened."""
     view = peer.view
@@ -55,8 +55,11 @@ def _code(game: Game, piece: Piece) -> str:
 
 
 def title(state: AppState) -> str:
-    played = f" - you played {state.side.display_name}" if state.side is not None else ""
-    return "Game over" + played
+    side = state.side
+    if side is None:
+        return f"Game over - you against {state.opponent_label}"
+    return (f"Game over - you, {side.display_name}; {state.opponent_label}, "
+            f"{side.other.display_name}")
 
 
 def headline(state: AppState) -> Fragments:
@@ -92,7 +95,7 @@ def board_text(state: AppState) -> Fragments:
     return board.board_fragments(board.game_content(game), state.viewer, marks, state.ascii)
 
 
-def challenges_explained(peer: Peer) -> list[str]:
+def challenges_explained(peer: GotgPeer) -> list[str]:
     """Every challenge of the game with both ranks, once the audit has opened them all: in
     the blind mode this is the first time either player sees what an arbiter saw."""
     setups = revealed_setups(peer)
@@ -114,7 +117,7 @@ def challenges_explained(peer: Peer) -> list[str]:
                 gone = f"{'your' if mine else 'their'} {code_a} out"
             else:
                 gone = "both out"
-            lines.append(f"{number:3d} {who:<4} {record.move.text()} {code_a}>{code_d}: "
+            lines.append(f"{number:3d} {who:<4} {record.move.text()} {code_a} vs {code_d}: "
                          f"{gone}")
         try:
             full.push(record.move, record.result, record.lost_flag)
@@ -127,7 +130,7 @@ PANEL_WIDTH = 30  # the side panel at 80 columns
 PAGE = 8  # challenge lines on one page of the panel
 
 
-def challenge_pages(peer: Peer) -> list[list[str]]:
+def challenge_pages(peer: GotgPeer) -> list[list[str]]:
     """The challenge list wrapped between words to the panel and cut into pages."""
     pages: list[list[str]] = [[]]
     for line in challenges_explained(peer):
@@ -147,7 +150,7 @@ def panel_text(state: AppState) -> Fragments:
         page = max(0, min(state.challenge_page, len(pages) - 1))
         out: Fragments = [("class:heading", "Challenges"),
                           ("class:dim", f" {page + 1}/{len(pages)}" if len(pages) > 1 else ""),
-                          ("", "\n"), ("class:dim", "attacker>defender (audit)\n")]
+                          ("", "\n"), ("class:dim", "attacker vs defender: who left\n")]
         for line in pages[page] or ["(none, or ranks not opened)"]:
             out.append(("", line + "\n"))
         if len(pages) > 1:
@@ -166,10 +169,15 @@ def panel_text(state: AppState) -> Fragments:
         for label, owner in (("You lost", side), ("They lost", side.other)):
             pieces = [p for p in game.eliminated if p.side is owner]
             codes = " ".join(_code(game, p) for p in pieces) or "-"
-            out.append(("class:strong", f"\n{label} ({len(pieces)}):\n"))
+            out.append(("class:strong", f"{label} ({len(pieces)}):\n"))
             for line in textwrap.wrap(codes, PANEL_WIDTH - 1):
                 out.append(("", f" {line}\n"))
     return out
+
+
+#: The panel's rows: its heading and two notes, then each side's losses, a label and at
+#: most three lines of codes (21 pieces, 7 codes a line), so both lists always show whole.
+PANEL_ROWS = 3 + 2 * (1 + 3)
 
 
 def audit_text(state: AppState) -> Fragments:

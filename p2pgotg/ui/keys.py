@@ -14,17 +14,20 @@ from typing import Any
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
+from prompt_toolkit.keys import Keys
 
 from p2pgotg.ui import (
     end_screen,
     games_screen,
     lobby_screen,
     play_screen,
+    resume_screen,
     review_screen,
     setup_screen,
     start_screen,
 )
 from p2pgotg.ui.errors import explain
+from p2pgotg.ui.help import scroll as scroll_help
 from p2pgotg.ui.state import AppState, Confirm, Prompt, Screen
 
 Handler = Callable[[KeyPressEvent], None]
@@ -54,7 +57,8 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
         return Condition(lambda: state.screen in screens)
 
     confirming = Condition(lambda: state.confirm is not None)
-    keys = ~Condition(lambda: state.takes_text) & ~confirming  # letters are commands
+    helping = Condition(lambda: state.help_visible)  # the `?` overlay is up: keys scroll it
+    keys = ~Condition(lambda: state.takes_text) & ~confirming & ~helping  # letters: commands
     empty = Condition(lambda: buffer.text == "")
     no_prompt = Condition(lambda: state.prompt is None)
 
@@ -121,7 +125,7 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     @add("escape", filter=~confirming, eager=True)
     def _escape(event: KeyPressEvent) -> None:
         if state.help_visible:
-            state.help_visible = False
+            state.toggle_help()
         elif state.screen is Screen.REVIEW and state.review_back is not None:
             review_screen.close(state)
         elif state.screen is Screen.GAMES and state.prompt is None:
@@ -139,16 +143,32 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
             state.editor.picked = None
             state.say("put back")
 
-    @add("?", filter=(keys | empty) & no_prompt & ~confirming)
+    @add("?", filter=(keys | empty | helping) & no_prompt & ~confirming)
     def _help(event: KeyPressEvent) -> None:
-        state.help_visible = not state.help_visible
+        state.toggle_help()
+
+    # -- the `?` overlay: it scrolls, and no key acts on the screen beneath it -------------
+    reading = helping & ~confirming
+    for name, step in (("up", -1), ("down", 1), ("pageup", -10), ("pagedown", 10),
+                       ("space", 10), ("home", -10**6), ("end", 10**6)):
+        @add(name, filter=reading & (~Condition(lambda: state.takes_text) | empty))
+        def _help_scroll(event: KeyPressEvent, step: int = step) -> None:
+            scroll_help(state, step)
+
+    @add("q", filter=reading & ~Condition(lambda: state.takes_text))
+    def _help_close(event: KeyPressEvent) -> None:
+        state.toggle_help()
+
+    @add("<any>", filter=reading & ~Condition(lambda: state.takes_text))
+    def _help_ignores(event: KeyPressEvent) -> None:
+        """Under the overlay, a letter does nothing (it never acts on the screen)."""
 
     for name, (dx, dy) in ARROWS.items():
-        @add(name, filter=on(Screen.SETUP) & no_prompt & ~confirming)
+        @add(name, filter=on(Screen.SETUP) & no_prompt & ~confirming & ~helping)
         def _setup_arrow(event: KeyPressEvent, dx: int = dx, dy: int = dy) -> None:
             setup_screen.move_cursor(state, dx, dy)
 
-        @add(name, filter=on(Screen.PLAY) & empty & ~confirming)
+        @add(name, filter=on(Screen.PLAY) & empty & ~confirming & ~helping)
         def _play_arrow(event: KeyPressEvent, dx: int = dx, dy: int = dy) -> None:
             play_screen.move_cursor(state, dx, dy)
 
@@ -182,6 +202,18 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
         elif screen is Screen.GAMES:
             games_screen.open_selected(state)
 
+    @add(Keys.BracketedPaste, filter=Condition(lambda: state.takes_text))
+    def _paste(event: KeyPressEvent) -> None:
+        """Pasted text goes on the one input line: a code that came broken over lines (an
+        invite copied from a narrow screen) is read whole (its line breaks are spaces,
+        which a code ignores), never as its last line alone."""
+        text = event.data.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+        buffer.insert_text(text)
+
+    @add(Keys.BracketedPaste, filter=~Condition(lambda: state.takes_text))
+    def _no_paste(event: KeyPressEvent) -> None:
+        """Where no text is wanted, a paste does nothing (its letters are not commands)."""
+
     # -- the start screen ----------------------------------------------------------------
     for key in start_screen.CHOICES:
         @add(key, filter=keys & on(Screen.START) & no_prompt)
@@ -210,14 +242,20 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     def _review_last(event: KeyPressEvent) -> None:
         review_screen.step(state, 10**6)
 
-    # -- the offer to resume a game against the bot -----------------------------------
+    # -- the offer of unfinished games ---------------------------------------------------
     @add("r", filter=keys & on(Screen.RESUME))
+    @add("enter", filter=keys & on(Screen.RESUME))
     def _resume(event: KeyPressEvent) -> None:
-        state.driver.resume_answer(True)
+        resume_screen.resume(state)
 
     @add("n", filter=keys & on(Screen.RESUME))
     def _fresh(event: KeyPressEvent) -> None:
-        state.driver.resume_answer(False)
+        state.driver.resume_answer(None)
+
+    for name, step in (("up", -1), ("down", 1), ("k", -1), ("j", 1)):
+        @add(name, filter=keys & on(Screen.RESUME))
+        def _resume_step(event: KeyPressEvent, step: int = step) -> None:
+            resume_screen.move(state, step)
 
     @add(start_screen.LEVEL_KEY, filter=keys & on(Screen.START) & no_prompt)
     def _level(event: KeyPressEvent) -> None:

@@ -82,7 +82,7 @@ def code_lines(code: str, width: int) -> list[str]:
     return [quoted[i:i + width - 1] for i in range(0, len(quoted), width - 1)]
 
 
-def _columns() -> int:
+def columns() -> int:
     from prompt_toolkit.application.current import get_app_or_none
 
     app = get_app_or_none()
@@ -115,9 +115,13 @@ def body(state: AppState) -> Fragments:
                          "on\n this computer, with the full protocol...\n\n")))
     if options is not None:
         who = "The host proposes these rules" if state.mode is Mode.JOIN else "Rules"
-        out += _labelled(who, options.describe(), _columns() - 2)
-    width = _columns() - 2
+        out += _labelled(who, options.describe(), columns() - 2)
+    width = columns() - 2
     out += _labelled("Connection", _link_words(state), width)
+    if state.mode is not Mode.BOT and state.opponent_label != "your opponent":
+        host = state.mode is Mode.JOIN
+        out += _labelled("The host" if host else "The other player", state.opponent_label,
+                         width)
     if state.net_note:
         for line in textwrap.wrap(f"({state.net_note})", width):
             out.append(("class:dim", f" {line}\n"))

@@ -11,7 +11,7 @@ from p2pgotg.ui import board
 from p2pgotg.ui.board import Fragments, Marks
 from p2pgotg.ui.commands import CommandError, parse_command
 from p2pgotg.ui.state import AppState, Confirm, Mode
-from p2pgotg.ui.words import clock_text
+from p2pgotg.ui.words import capital, clock_text
 
 LEFT_WIDTH = board.WIDTH
 
@@ -85,9 +85,18 @@ def clock_warning(state: AppState) -> str:
     return ""
 
 
-def title(state: AppState) -> str:
+def sides_words(state: AppState) -> str:
+    """`You, White vs Ana, Black`: who plays which colour, the other side by the name it
+    gave (its key's fingerprint is in the log's first line and on the lobby)."""
     side = state.side
-    parts = [f"You: {side.display_name if side is not None else '?'}", turn_words(state)]
+    if side is None:
+        return f"You vs {state.opponent}"
+    them = state.opponent if len(state.opponent) <= 20 else state.opponent[:19] + "…"
+    return f"You, {side.display_name} vs {them}, {side.other.display_name}"
+
+
+def title(state: AppState) -> str:
+    parts = [sides_words(state), turn_words(state)]
     clocks = clocks_words(state)
     if clocks:
         parts.append(clocks)
@@ -157,9 +166,9 @@ def away_words(state: AppState) -> str:
     if session is None:
         return ""
     if session.peer_left == "quit":
-        why = f"{state.opponent.capitalize()} quit. The game is saved"
+        why = f"{capital(state.opponent)} quit. The game is saved"
     elif session.peer_left == "declined":
-        why = f"{state.opponent.capitalize()} declined the rules"
+        why = f"{capital(state.opponent)} declined the rules"
     else:
         why = "The connection dropped. The game is saved"
     text = f"{why}; it goes on when they come back."
@@ -287,7 +296,7 @@ def submit(state: AppState, line: str) -> None:
         assert command.move is not None
         try_move(state, command.move)
     elif command.kind == "help":
-        state.help_visible = not state.help_visible
+        state.toggle_help()
     elif command.kind == "quit":
         state.ask_quit()
     elif peer is None:

@@ -8,11 +8,15 @@ refused with a `ReviewError` whose text says why, in words.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
-from p2pgotg.protocol import Finding, GameFlow, TranscriptError, parse, replay
-from p2pgotg.protocol.flow import HOST, JOINER
+from p2pgotg.games import replay
+from p2pgotg.games.gotg.flow import GotgFlow
+from p2pgotg.net.paths import own_public_keys
+from p2pgotg.net.player_name import player_label, saved_names
+from p2pgotg.protocol import Finding, TranscriptError, parse
+from p2pgotg.protocol.flow import HOST, JOINER, other
 from p2pgotg.rules import (
     ChallengeResult,
     Game,
@@ -27,12 +31,14 @@ from p2pgotg.rules import (
 )
 from p2pgotg.ui.words import rank_name
 
+BOT_FOLDER = "bot"  # games against the bot (SPEC 3.5): `play` resumes them
+
 
 class ReviewError(Exception):
     """This file cannot be shown; `str()` says why, for the player."""
 
 
-def setups_from_flow(flow: GameFlow) -> dict[Side, Setup]:
+def setups_from_flow(flow: GotgFlow) -> dict[Side, Setup]:
     """Every setup the audit opened: a side's ranks are known once its audit arrived."""
     out: dict[Side, Setup] = {}
     if flow.white is None:
@@ -90,7 +96,14 @@ class Review:
     result: str  # `White wins: their flag reached the far back rank` and the audit's word
     audit: str
     options: RuleOptions
+    players: dict[Side, str] = field(default_factory=dict)  # `you`, `Ana (key 6f2b...)`
     ply: int = 0
+
+    @property
+    def players_line(self) -> str:
+        """`you, White; Ana (key 6f2b32fac51f), Black`."""
+        return "; ".join(f"{self.players[side]}, {side.display_name}" for side in Side
+                         if side in self.players)
 
     @classmethod
     def from_file(cls, path: Path) -> Review:
@@ -105,15 +118,18 @@ class Review:
                               "check it with p2pgotg verify") from None
         report = replay(transcript)
         flow = report.flow
+        if flow is not None and not isinstance(flow, GotgFlow):
+            raise ReviewError(f"{path} is a game this review does not show")
         if report.finding is Finding.UNREADABLE:
             raise ReviewError(f"{path} is damaged or forged, so it cannot be shown: "
                               "p2pgotg verify says more")
-        if flow.game is None or flow.white is None or flow.options is None:
+        if flow is None or flow.game is None or flow.white is None or flow.options is None:
             raise ReviewError(f"{path}: this game never got past the setup, so there is "
                               "nothing to show")
         if report.finding is Finding.UNFINISHED:
             raise ReviewError(f"{path}: this game is not finished, so its ranks were never "
-                              "all opened; finish it (run the same command again) to see it")
+                              f"all opened; finish it ({_resume_words(path, transcript.role)})"
+                              " to see it")
         setups = setups_from_flow(flow)
         if len(setups) != 2:
             raise ReviewError(f"{path}: the audit never opened both setups (the game was "
@@ -132,9 +148,13 @@ class Review:
                               words))
         owner = flow.side_of(transcript.role)
         verdict = report.verdict
+        me, them = transcript.role, other(transcript.role)
+        own_keys = own_public_keys()
+        players = {flow.side_of(role): player_label(name, flow.key_of(role), own_keys)
+                   for role, name in saved_names(transcript.secrets, me, them).items()}
         return cls(path, owner, setups, steps, _result_words(flow),
                    _audit_words(report.finding, verdict.detail if verdict else ""),
-                   flow.options)
+                   flow.options, players)
 
     # -- stepping ---------------------------------------------------------------------
 
@@ -158,11 +178,21 @@ class Review:
         return self.steps[self.ply - 1] if self.ply else None
 
 
-def _result_words(flow: GameFlow) -> str:
+def _resume_words(path: Path, role: str) -> str:
+    """The command that picks this unfinished game up again (SPEC 3.5's folders)."""
+    if path.parent.name == BOT_FOLDER:
+        return "p2pgotg play offers to resume it"
+    if role == HOST:
+        return "p2pgotg host offers to resume it"
+    return "p2pgotg join CODE, with the invite code of that game, resumes it"
+
+
+def _result_words(flow: GotgFlow) -> str:
     """`White wins: Black resigned`, told with colours, never roles."""
     if flow.result is None:
         return "The game stopped when a broken rule was proven"
-    termination, winner = flow.result
+    ended, winner = flow.result
+    termination = None if ended is None else Termination(ended.value)
     if winner is None:
         return "Draw: " + ("a draw was agreed" if termination is Termination.DRAW_AGREED
                            else "neither side can move")

@@ -10,9 +10,10 @@ from p2pgotg.ui import board
 from p2pgotg.ui.board import Fragments, Marks
 from p2pgotg.ui.review import Review, ReviewError
 from p2pgotg.ui.state import AppState, Screen
+from p2pgotg.ui.words import plural
 
 PANEL = 29  # the side panel's width at 80 columns
-HISTORY_LINES = 9  # moves listed around the current one
+HISTORY_LINES = 5  # moves listed around the current one at least (more when there is room)
 
 
 def open_review(state: AppState, path: Path, back: Screen | None) -> bool:
@@ -23,7 +24,8 @@ def open_review(state: AppState, path: Path, back: Screen | None) -> bool:
         state.warn(str(exc))
         return False
     state.review, state.review_back = review, back
-    state.say(f"{review.total} moves: Right/Left step, PgDn/PgUp ten, Home/End, q back")
+    state.say(f"{plural(review.total, 'move')}: Right/Left step, PgDn/PgUp ten, Home/End, "
+              "q back")
     return True
 
 
@@ -61,18 +63,35 @@ def board_text(state: AppState) -> Fragments:
             marks = Marks(last=frozenset((move.from_square,)),
                           challenge=frozenset((move.to_square,)))
     out = board.board_fragments(board.game_content(game), review.owner, marks, state.ascii)
+    for line in textwrap.wrap(review.players_line, board.WIDTH - 2):
+        out.append(("", f" {line}\n"))
     for line in textwrap.wrap(review.result + "; " + review.audit, board.WIDTH - 2):
         out.append(("class:strong", f" {line}\n"))
     return out
+
+
+def _rows() -> int:
+    from prompt_toolkit.application.current import get_app_or_none
+
+    app = get_app_or_none()
+    return app.output.get_size().rows if app is not None else 24
 
 
 def panel_text(state: AppState) -> Fragments:
     review = state.review
     if review is None:
         return []
+    current = review.current
+    if current is None:
+        explained = ["The starting position: every", "rank revealed."]
+    else:
+        explained = textwrap.wrap(current.explained, PANEL) if current.explained else []
+    # every row the window has: less the chrome (title, a status of up to two lines,
+    # input, hints), the heading, the two `...` lines and the explanation with its blank
+    room = max(HISTORY_LINES, _rows() - 5 - 1 - 2 - (len(explained) + 1 if explained else 0))
     out: Fragments = [("class:heading", "Moves"), ("", "\n")]
-    first = max(0, min(review.ply - HISTORY_LINES // 2 - 1, review.total - HISTORY_LINES))
-    shown = review.steps[first:first + HISTORY_LINES]
+    first = max(0, min(review.ply - room // 2 - 1, review.total - room))
+    shown = review.steps[first:first + room]
     if first > 0:
         out.append(("class:dim", "  ...\n"))
     for s in shown:
@@ -80,15 +99,12 @@ def panel_text(state: AppState) -> Fragments:
         style = "class:strong" if s.number == review.ply else ""
         x = "  x" if s.record.defender is not None else ""
         out.append((style, f"{mark}{s.text}{x}\n"[:PANEL + 1]))
-    if first + HISTORY_LINES < review.total:
+    if first + room < review.total:
         out.append(("class:dim", "  ...\n"))
-    current = review.current
-    out.append(("", "\n"))
-    if current is None:
-        out.append(("class:dim", "The starting position: every\nrank revealed.\n"))
-    elif current.explained:
-        for line in textwrap.wrap(current.explained, PANEL):
-            out.append(("class:log.challenge", line + "\n"))
+    if explained:
+        out.append(("", "\n"))
+        style = "class:dim" if current is None else "class:log.challenge"
+        out += [(style, line + "\n") for line in explained]
     return out
 
 

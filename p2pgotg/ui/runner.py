@@ -47,7 +47,7 @@ from p2pgotg.ui.app import create_application
 from p2pgotg.ui.errors import explain
 from p2pgotg.ui.lobby_screen import takes_replies
 from p2pgotg.ui.saved_games import BOT_FOLDER, describe_game
-from p2pgotg.ui.state import Action, AppState, Mode, Prompt
+from p2pgotg.ui.state import Action, AppState, Mode, Prompt, ResumeOffer
 
 BOT_GAMES = BOT_FOLDER  # games against the bot are kept apart: `host` must never resume them
 BOT_SEAT = "bot-seat"  # inside it: the bot's own key and transcripts, so a game can resume
@@ -74,6 +74,10 @@ class Launch:
     review: Path | None = None  # `p2pgotg show FILE`: open this game's review
     join_give_up: float = 60.0  # a new join whose host never answers stops after this
     reach: Any = None  # net.reach.ReachOptions for `host` beyond loopback (SPEC 3.7-3.8)
+    #: Hosting with an unfinished hosted game saved: resume it (True), host a new game
+    #: (False), or ask on the screen (None; `host --resume` and `--new` decide).
+    resume: bool | None = None
+    name: str | None = None  # the player's, sent to the other side (SPEC 3.4)
     stun: list[tuple[str, int]] = field(default_factory=list)  # the joiner's STUN servers
     tor: TorChoice = OFF  # the joiner's tor, for an invite's onion candidate (SPEC 3.8)
 
@@ -105,7 +109,7 @@ class Controller:
         self._generation = 0
         self._stopping = False
         self._resume_asked = False  # the offer to resume a bot game is made once a run
-        self._resume_choice: tuple[trio.Event, list[bool]] | None = None
+        self._resume_choice: tuple[trio.Event, list[int | None]] | None = None
         self.left = False  # the goodbye went out (or there was no one to tell)
         self._offset = 0.0
         self._seed = launch.seed if launch.seed is not None else random.randrange(2**31)
@@ -127,11 +131,11 @@ class Controller:
     def leave(self) -> None:
         self._soon(lambda: self._spawn(self._back_to_start))
 
-    def resume_answer(self, resume: bool) -> None:
+    def resume_answer(self, choice: int | None) -> None:
         def answer() -> None:
             if self._resume_choice is not None:
                 event, box = self._resume_choice
-                box.append(resume)
+                box.append(choice)
                 event.set()
 
         self._soon(answer)
@@ -272,6 +276,10 @@ class Controller:
                         assert invite is not None
                         await self._join(invite, generation)
                 except Exception as exc:  # noqa: BLE001  (shown, and logged when a bug)
+                    if self._current(generation) and mode is Mode.JOIN \
+                            and state.session is None:
+                        self._join_failed(explain(exc))
+                        return
                     if self._current(generation):
                         state.fatal = explain(exc)
                 if self._current(generation):
@@ -280,6 +288,21 @@ class Controller:
                     self.invalidate()
         finally:
             over.set()
+
+    def _join_failed(self, why: str) -> None:
+        """No game came of a join (a wrong or stale code, a host that never answered): from
+        the start screen, the code prompt opens again saying why; from `p2pgotg join CODE`,
+        the program ends saying why, with a failing exit status."""
+        state = self.state
+        if state.from_start:
+            state.mode, state.fatal, state.net_note = None, None, ""
+            state.prompt = Prompt.JOIN_CODE
+            state.warn(f"{why} (type the code again, or Esc)")
+        else:
+            state.fatal = why
+            if self.app is not None and self.app.is_running:
+                self.app.exit()
+        self.invalidate()
 
     async def _ticker(self) -> None:
         """Redraw the clocks while they run."""
@@ -319,9 +342,12 @@ class Controller:
     async def _host(self, generation: int) -> None:
         launch = self.launch
         key = launch.identity()
+        resume_from = await self._choose_hosted(key)
         cert, tls_key = launch.tls_identity()
         config = HostConfig(key, cert, tls_key, launch.options, launch.games, port=launch.port,
-                            bind=launch.bind, limits=launch.limits, reach=launch.reach)
+                            bind=launch.bind, limits=launch.limits, reach=launch.reach,
+                            resume=resume_from is not None, resume_from=resume_from,
+                            name=launch.name)
         self.state.host_options = launch.options
         async with trio.open_nursery() as nursery:
             hosting = await nursery.start(self._hosted, config, generation)
@@ -369,7 +395,7 @@ class Controller:
                                             launch.tor)
         key = launch.key_for_joining(invite.pin)
         config = JoinConfig(key, invite, launch.games, launch.limits,
-                            give_up=launch.join_give_up, opener=opener)
+                            give_up=launch.join_give_up, opener=opener, name=launch.name)
         self._note(generation, f"connecting to {invite.address} port {invite.port}")
         session = await join_game(config, partial(self._seat, generation),
                                   on_status=partial(self._note, generation),
@@ -386,44 +412,84 @@ class Controller:
         games = launch.games / BOT_GAMES
         bot_dir = games / BOT_SEAT
         bot_key = load_or_create_identity(bot_dir / "identity.pem")
-        resume = await self._offer_resume(games, key, bot_dir, bot_key)
+        resume_from = await self._offer_resume(games, key, bot_dir, bot_key)
+        resume = resume_from is not None
         cert, tls_key = make_certificate()
         config = HostConfig(key, cert, tls_key, launch.options, games,
-                            port=0, bind="127.0.0.1", limits=launch.limits, resume=resume)
+                            port=0, bind="127.0.0.1", limits=launch.limits, resume=resume,
+                            resume_from=resume_from, name=launch.name)
         self.state.host_options = launch.options
         bot_seed = self._seed + self.state.games
         async with trio.open_nursery() as nursery:
             hosting = await nursery.start(self._hosted, config, generation)
             invite = Invite.decode(hosting.invites[0])
-            bot = JoinConfig(bot_key, invite, bot_dir, launch.limits, resume=resume)
+            bot = JoinConfig(bot_key, invite, bot_dir, launch.limits, resume=resume,
+                             name=f"the bot ({self.state.bot_level})")
             nursery.start_soon(partial(join_game, bot, bot_runner(bot_seed, launch.think,
                                                                   self.state.bot_level)))
 
     async def _offer_resume(self, games: Path, key: Ed25519PrivateKey, bot_dir: Path,
-                            bot_key: Ed25519PrivateKey) -> bool:
-        """Whether to resume the newest unfinished game against the bot: asked once a run,
-        and only of a game both sides still hold."""
+                            bot_key: Ed25519PrivateKey) -> Path | None:
+        """Which unfinished game against the bot to resume (None: a new game): asked once a
+        run, of the games both sides still hold, every one listed, those past their setup
+        first."""
         if self._resume_asked:
-            return False
+            return None
         self._resume_asked = True
-        saved = unfinished_games(games, HOST, key)
-        if not saved or saved[0].join_secret is None:
-            return False
-        secret = saved[0].join_secret
-        if not any(b.join_secret is not None and equal(b.join_secret, secret)
-                   for b in unfinished_games(bot_dir, JOINER, bot_key)):
-            return False
-        what, _ = describe_game(saved[0].path, against_bot=True).lines()
-        event, box = trio.Event(), list[bool]()
+        held = [b.join_secret for b in unfinished_games(bot_dir, JOINER, bot_key)
+                if b.join_secret is not None]
+        saved = [g.path for g in unfinished_games(games, HOST, key) if g.join_secret
+                 is not None and any(equal(g.join_secret, secret) for secret in held)]
+        if not saved:
+            return None
+        infos = sorted((describe_game(path, against_bot=True) for path in saved),
+                       key=lambda info: not info.begun)  # (stable: newest first in each)
+        heading = ("You have an unfinished game against the bot." if len(infos) == 1 else
+                   f"You have {len(infos)} unfinished games against the bot.")
+        offer = ResumeOffer(heading, [info.lines()[0] for info in infos],
+                            "Start a new game (the unfinished ones stay saved and are "
+                            "offered again)")
+        return await self._ask(offer, [info.path for info in infos])
+
+    async def _choose_hosted(self, key: Ed25519PrivateKey) -> Path | None:
+        """Which unfinished hosted game to resume (None: host a new one), as `host --resume`
+        or `--new` said, else as the player chooses, seeing each game's rules and the new
+        game's (rule options are never dropped without a word)."""
+        launch = self.launch
+        if launch.resume is False:
+            return None
+        saved = [g for g in unfinished_games(launch.games, HOST, key)
+                 if g.join_secret is not None]
+        if not saved:
+            return None
+        if launch.resume:
+            return saved[0].path
+        lines = []
+        for game in saved:
+            what = describe_game(game.path, against_bot=False).lines()[0]
+            rules = game.options.describe() if game.options is not None else "?"
+            lines.append(f"{what}; rules: {rules}")
+        heading = ("You have an unfinished game that you hosted: the other player comes back "
+                   "to it with the same invite code." if len(saved) == 1 else
+                   f"You have {len(saved)} unfinished games that you hosted: the other "
+                   "player comes back to one with the same invite code.")
+        offer = ResumeOffer(heading, lines, "Host a new game, rules: "
+                            f"{launch.options.describe()} (the unfinished games stay saved)")
+        return await self._ask(offer, [game.path for game in saved])
+
+    async def _ask(self, offer: ResumeOffer, paths: list[Path]) -> Path | None:
+        """Show the offer and wait for the player's choice."""
+        event, box = trio.Event(), list[int | None]()
         self._resume_choice = (event, box)
-        self.state.resume_offer = what
+        self.state.resume_offer = offer
         self.invalidate()
         try:
             await event.wait()
         finally:
             self._resume_choice = None
             self.state.resume_offer = None
-        return box[0]
+        choice = box[0]
+        return None if choice is None else paths[choice]
 
 
 def leaving_reason(session: GameSession) -> str:
@@ -535,4 +601,11 @@ def run_terminal(mode: Mode | None, launch: Launch, ascii: bool = False) -> int:
         return 1
     if message:
         print(message)
-    return 0
+    return 1 if failed(ui.state) else 0
+
+
+def failed(state: AppState) -> bool:
+    """The program ends because no game could go on (the error screen, a join that found
+    no game): its exit status says so."""
+    session = state.session
+    return state.fatal is not None and (session is None or not session.done)

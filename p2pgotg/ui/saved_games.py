@@ -6,43 +6,58 @@ never touched."""
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from p2pgotg.protocol import Finding, TranscriptError, parse, replay
+from p2pgotg.games import replay
+from p2pgotg.games.gotg.flow import GotgFlow
+from p2pgotg.net.player_name import saved_names, who
+from p2pgotg.protocol import Finding, TranscriptError, parse
 from p2pgotg.protocol.flow import HOST, other
-from p2pgotg.ui.words import how_it_ended
-
-BOT_FOLDER = "bot"  # games against the bot, kept apart from games against people
+from p2pgotg.ui.review import BOT_FOLDER  # (games against the bot, kept apart)
+from p2pgotg.ui.words import how_it_ended, plural
 
 
 @dataclass(frozen=True)
 class SavedGameInfo:
     path: Path
     when: datetime.datetime
-    opponent: str  # `the bot`, or the opponent's key, shortened
+    opponent: str  # `the bot (hard)`, or the name the opponent gave and its key's fingerprint
     result: str  # from the file owner's side: `you won: they resigned`, `unfinished`...
     unfinished: bool
     command: str  # what to run to resume it (unfinished) or show it (finished)
     role: str | None = None  # the file owner's seat: host or joiner
     against_bot: bool = False
+    begun: bool = False  # past the setup: there are moves (or an end) to speak of
+    colours: tuple[str, str] | None = None  # (ours, theirs) once the coin has decided
 
     def lines(self) -> list[str]:
-        """Two lines for a list: what it was, then the command."""
+        """Two lines for a list: who played what and how it went, then the command."""
         when = self.when.strftime("%Y-%m-%d %H:%M")
-        return [f"{when}  against {self.opponent}: {self.result}", f"    {self.command}"]
+        if self.colours is None:
+            players = f"against {self.opponent}"
+        else:
+            players = f"you, {self.colours[0]} against {self.opponent}, {self.colours[1]}"
+        return [f"{when}  {players}: {self.result}", f"    {self.command}"]
 
 
 def list_saved_games(games: Path) -> list[SavedGameInfo]:
-    """Every game in `games` (and its bot folder): unfinished first, then newest first."""
+    """Every game in `games` (and its bot folder): unfinished first, then newest first. A
+    game this account played against itself (both seats' files, SPEC 3.5) is one entry."""
     found = []
     for folder, against_bot in ((games, False), (games / BOT_FOLDER, True)):
         if not folder.is_dir():
             continue
-        for path in folder.glob("*.gtr"):
-            found.append(describe_game(path, against_bot))
+        paths = sorted(folder.glob("*.gtr"))
+        game_ids = [path.stem.split("-", 1)[0] for path in paths]
+        for path, game_id in zip(paths, game_ids, strict=True):
+            info = describe_game(path, against_bot)
+            if game_ids.count(game_id) > 1:  # both seats of one game: the host's file
+                if info.role != HOST:
+                    continue
+                info = replace(info, opponent="your own second seat")
+            found.append(info)
     return sorted(found, key=lambda g: (not g.unfinished, -g.when.timestamp()))
-
 
 def describe_game(path: Path, against_bot: bool) -> SavedGameInfo:
     """One saved game, told from its owner's side (a file that cannot be read says so)."""
@@ -56,12 +71,25 @@ def describe_game(path: Path, against_bot: bool) -> SavedGameInfo:
     report = replay(transcript)
     flow = report.flow
     me = transcript.role
-    them_key = flow.key_of(other(me))
-    opponent = "the bot" if against_bot else (
-        f"key {them_key.hex()[:12]}" if them_key else "a player who never answered")
+    if not isinstance(flow, GotgFlow):  # (a file with no message, or another game's)
+        return SavedGameInfo(path, when, "?", "not begun" if flow is None else
+                             "another game", report.unfinished,
+                             f"check: p2pgotg verify {path}", me, against_bot)
+    names = saved_names(transcript.secrets, me, other(me))
+    if against_bot:  # (the bot seat gives its level as its name: `the bot (hard)`)
+        opponent = names[other(me)] or "the bot"
+    else:
+        opponent = who(names[other(me)], flow.key_of(other(me)))
+    colours = None
+    if flow.white is not None:
+        mine = flow.side_of(me)
+        colours = (mine.display_name, mine.other.display_name)
     moves = flow.game.ply if flow.game is not None else 0
     if report.unfinished:  # (a torn last record too: resuming cuts it off)
-        stage = f"{moves} moves played" if flow.game is not None else "not begun"
+        stage = "not begun: in the setup" if flow.game is None else plural(moves, "move") \
+            + " played"
+        if flow.result is not None:
+            stage += "; over, the audit waits for the other side"
         if against_bot:
             command = "resume: p2pgotg play"
         elif me == HOST:
@@ -69,10 +97,11 @@ def describe_game(path: Path, against_bot: bool) -> SavedGameInfo:
         else:
             command = "resume: p2pgotg join CODE (the invite code of that game)"
         return SavedGameInfo(path, when, opponent, f"unfinished ({stage})", True, command,
-                             me, against_bot)
+                             me, against_bot, flow.game is not None, colours)
     if report.finding is Finding.UNREADABLE:
         return SavedGameInfo(path, when, opponent, "damaged: p2pgotg verify says more",
-                             False, f"check: p2pgotg verify {path}", me, against_bot)
+                             False, f"check: p2pgotg verify {path}", me, against_bot,
+                             colours=colours)
     result = "stopped: a broken rule was proven"
     if flow.result is not None:
         termination, winner = flow.result
@@ -83,5 +112,5 @@ def describe_game(path: Path, against_bot: bool) -> SavedGameInfo:
     if verdict is not None and not verdict.clean:
         cheat = "you" if verdict.cheater == me else "they"
         result += f" ({cheat} broke a rule)"
-    return SavedGameInfo(path, when, opponent, f"{result}, {moves} moves", False,
-                         f"review: p2pgotg show {path}", me, against_bot)
+    return SavedGameInfo(path, when, opponent, f"{result}, {plural(moves, 'move')}", False,
+                         f"review: p2pgotg show {path}", me, against_bot, True, colours)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from p2pgotg.players.setups import sensible_setup
+from p2pgotg.players.setups import random_army
 from p2pgotg.rules import (
     COMPOSITION,
     InvalidSetupError,
@@ -172,7 +172,7 @@ class SetupEditor:
 
     def randomize(self, rng: random.Random) -> str:
         self._remember(by_hand=False)
-        self.placement = dict(sensible_setup(self.side, rng).placement)
+        self.placement = dict(random_army(self.side, rng).placement)
         self.picked = None
         return "a random formation: rearrange it, u to undo, or d when you are ready"
 

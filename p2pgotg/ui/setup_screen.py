@@ -8,7 +8,7 @@ from p2pgotg.ui import board, formation_files
 from p2pgotg.ui.board import Fragments, Marks
 from p2pgotg.ui.setup_editor import TRAY
 from p2pgotg.ui.state import AppState, Confirm, Prompt
-from p2pgotg.ui.words import rank_name
+from p2pgotg.ui.words import capital, plural, rank_name
 
 HOME_LINES = range(5, 8)  # the bottom three lines of the board on screen
 
@@ -71,7 +71,7 @@ def tray_text(state: AppState) -> Fragments:
         out.append((style, f"{mark}{rank.code:<4}{rank_name(rank):<20}{left[rank]:>3}\n"))
     out.append(("", "\n"))
     ready = _opponent_ready(state)
-    out.append(("", f"{state.opponent.capitalize()}: "))
+    out.append(("", f"{capital(state.opponent)}: "))
     out.append(("class:strong" if ready else "class:dim",
                 "ready\n" if ready else "still placing\n"))
     return out
@@ -84,7 +84,7 @@ def hints(state: AppState) -> str:
         return "a name of letters, digits, - or _, then Enter   (Esc: cancel)"
     if _committed(state):
         return "waiting for the other setup   q quit   ? keys"
-    return "Enter place/move Tab rank x remove r random u undo c clear l/w load/save d READY"
+    return "Enter place Tab rank x remove r random u undo c clear l/w load/save d READY"
 
 
 # -- what the keys do -----------------------------------------------------------------
@@ -126,7 +126,7 @@ def randomize(state: AppState, confirmed: bool = False) -> None:
         assert state.editor is not None
         if not confirmed and state.editor.placed_by_hand:
             n = state.editor.placed_by_hand
-            state.ask(Confirm.RANDOM, f"replace the {n} pieces you placed with a random "
+            state.ask(Confirm.RANDOM, f"replace the {plural(n, 'piece')} you placed with a random "
                       "formation?")
             return
         state.say(state.editor.randomize(state.rng))

@@ -13,7 +13,7 @@ LEVEL_KEY = "l"  # the bot's next level (easy, normal, hard, then easy again)
 
 
 def title(state: AppState) -> str:
-    return "p2pgotg - Game of the Generals, peer to peer, with no arbiter"
+    return "p2pgotg - Game of the Generals, peer to peer"
 
 
 def body(state: AppState) -> Fragments:
@@ -21,23 +21,21 @@ def body(state: AppState) -> Fragments:
         ("", "\n"),
         ("class:heading", "  What would you like to do?\n\n"),
         ("class:strong", "   1  "), ("", "Play against the bot, level "),
-        ("class:strong", state.bot_level), ("class:dim", "   (l: easy, normal or hard)\n\n"),
-        ("class:strong", "   2  "),
-        ("", "Host a game: you get an invite code to give a friend\n\n"),
-        ("class:strong", "   3  "),
-        ("", "Join a game: type the short code or invite code a friend gave you\n\n"),
-        ("class:strong", "   4  "),
-        ("", "Your saved games: review them, resume unfinished ones\n\n"),
-        ("class:strong", "   q  "), ("", "Quit\n\n\n"),
-        ("class:dim", ("  Hosting here uses the standard rules; for others (clocks, the\n"
-                       "  two-squares rule...) see: p2pgotg host --help\n")),
+        ("class:strong", state.bot_level), ("class:dim", "  (l changes it)\n"),
+        ("class:strong", "   2  "), ("", "Host a game: you get a code to give a friend\n"),
+        ("class:strong", "   3  "), ("", "Join a game: type the code a friend gave you\n"),
+        ("class:strong", "   4  "), ("", "Your saved games: review or resume them\n"),
+        ("class:strong", "   ?  "), ("", "How to play: the rules in a screenful, and the keys\n"),
+        ("class:strong", "   q  "), ("", "Quit\n\n"),
+        ("class:dim", ("  Hosting here uses the standard rules; for others\n"
+                       "  (clocks, the two-squares rule...) see: p2pgotg host --help\n")),
     ]
 
 
 def hints(state: AppState) -> str:
     if state.prompt is Prompt.JOIN_CODE:
         return "type the short code or paste the invite code, then Enter; Esc goes back"
-    return "1 play the bot   l bot level   2 host   3 join   4 saved games   q quit"
+    return "1 play the bot  l level  2 host  3 join  4 saved games  ? how to play  q quit"
 
 
 def next_level(state: AppState) -> None:

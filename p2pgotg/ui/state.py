@@ -14,34 +14,40 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
+from p2pgotg.games.gotg.events import ChallengeStarted, GameStarted, MovePlayed, SetupCommitted
+from p2pgotg.games.gotg.flow import GotgFlow
+from p2pgotg.games.gotg.peer import GotgPeer
+from p2pgotg.net.player_name import who
 from p2pgotg.players.levels import PLAY_DEFAULT
-from p2pgotg.protocol import JOINER, GameFlow, Peer, Phase
+from p2pgotg.protocol import JOINER, Phase
 from p2pgotg.protocol.events import (
     AuditCompleted,
-    ChallengeStarted,
     ChatReceived,
     ColoursDecided,
     DrawDeclined,
     DrawOffered,
     Event,
     GameEnded,
-    GameStarted,
-    MovePlayed,
     OptionsProposed,
-    SetupCommitted,
 )
 from p2pgotg.protocol.printable import controls_escaped, printable
-from p2pgotg.rules import Game, PlyRecord, Rank, RuleOptions, Side
+from p2pgotg.rules import Game, PlyRecord, Rank, RuleOptions, Side, Termination
 from p2pgotg.ui import board
 from p2pgotg.ui.review import Review
 from p2pgotg.ui.saved_games import SavedGameInfo
 from p2pgotg.ui.setup_editor import SetupEditor
-from p2pgotg.ui.words import challenge_lines, how_it_ended, result_headline, verdict_words
+from p2pgotg.ui.words import (
+    capital,
+    challenge_lines,
+    how_it_ended,
+    result_headline,
+    verdict_words,
+)
 
 if TYPE_CHECKING:
     from p2pgotg.net.session import GameSession
 
-Action = Callable[[Peer], list[Event]]
+Action = Callable[[GotgPeer], list[Event]]
 
 
 class Mode(enum.Enum):
@@ -95,8 +101,9 @@ class Driver(Protocol):
     def leave(self) -> None:
         """Leave the game in play (telling the other side) and go back to the start screen."""
 
-    def resume_answer(self, resume: bool) -> None:
-        """The player's answer to the offer to resume an unfinished game against the bot."""
+    def resume_answer(self, choice: int | None) -> None:
+        """The player's answer to the offer of unfinished games: the index of the one to
+        resume, or None for a new game."""
 
     def games_folder(self) -> Path:
         """Where the saved games are."""
@@ -123,7 +130,7 @@ class _NoDriver:
     def leave(self) -> None:
         raise RuntimeError("no driver attached")
 
-    def resume_answer(self, resume: bool) -> None:
+    def resume_answer(self, choice: int | None) -> None:
         raise RuntimeError("no driver attached")
 
     def take_reply(self, code: str) -> None:
@@ -139,6 +146,20 @@ class _NoDriver:
 
     def invalidate(self) -> None:
         pass
+
+
+@dataclass
+class ResumeOffer:
+    """Unfinished games the player may pick up again, or leave for a new one (Screen.RESUME):
+    `play` offers its games against the bot, hosting its hosted games."""
+
+    heading: str  # `You have 2 unfinished games against the bot.`
+    games: list[str]  # one line each, in the order offered
+    new_game: str  # what `n` does
+    cursor: int = 0
+
+    def move(self, step: int) -> None:
+        self.cursor = max(0, min(len(self.games) - 1, self.cursor + step))
 
 
 @dataclass(frozen=True)
@@ -167,7 +188,8 @@ class AppState:
         # the screen
         self.status = ""
         self.status_error = False
-        self.help_visible = False
+        self.help_on: Screen | None = None  # the screen the `?` overlay was opened on
+        self.help_scroll = 0  # the overlay's first line shown
         self.prompt: Prompt | None = None
         self.confirm: Confirm | None = None
         self.from_start = mode is None  # quitting a game goes back to the start screen
@@ -175,7 +197,7 @@ class AppState:
         self.review_back: Screen | None = None  # where leaving the review goes
         self.saved_games: list[SavedGameInfo] | None = None  # Screen.GAMES, when shown
         self.games_cursor = 0
-        self.resume_offer: str | None = None  # Screen.RESUME: what the unfinished game is
+        self.resume_offer: ResumeOffer | None = None  # Screen.RESUME: the unfinished games
         self.cursor = 0  # a square index
         self.selected: int | None = None  # the square of a piece picked up to move
         self.editor: SetupEditor | None = None
@@ -188,11 +210,12 @@ class AppState:
         self.bot_level = PLAY_DEFAULT  # how well the bot plays; the start screen changes it
         self._seen = 0
         self._claimed_at: tuple[int, int] | None = None  # (ply, events) of the last claim
+        self._ended: str | None = None  # `game over: You win: ...` once the game has ended
 
     # -- the session, read -------------------------------------------------------------
 
     @property
-    def peer(self) -> Peer | None:
+    def peer(self) -> GotgPeer | None:
         return self.session.peer if self.session else None
 
     @property
@@ -210,13 +233,35 @@ class AppState:
         return Side.WHITE if side is None else side
 
     @property
+    def peer_name(self) -> str | None:
+        """The name the other side gave (escaped; a label that proves nothing)."""
+        return self.session.peer_name if self.session is not None else None
+
+    @property
     def opponent(self) -> str:
-        return "the bot" if self.mode is Mode.BOT else "your opponent"
+        """The other side in a sentence: the bot, the name it gave, or your opponent."""
+        if self.mode is Mode.BOT:
+            return "the bot"
+        return self.peer_name or "your opponent"
 
     @property
     def opponent_short(self) -> str:
         """For the move log's narrow column."""
-        return "bot" if self.mode is Mode.BOT else "opp"
+        if self.mode is Mode.BOT:
+            return "bot"
+        return (self.peer_name or "opp")[:4]
+
+    @property
+    def opponent_label(self) -> str:
+        """Who the other side is, where it is introduced: the bot and its level, or the name
+        it gave with its key's short fingerprint (which is what identifies it)."""
+        if self.mode is Mode.BOT:
+            return f"the bot ({self.bot_level})"
+        peer = self.peer
+        key = peer.flow.key_of(peer.peer_role) if peer is not None else None
+        if key is None and self.peer_name is None:
+            return "your opponent"
+        return who(self.peer_name, key)
 
     @property
     def confirm_quit(self) -> bool:
@@ -244,6 +289,16 @@ class AppState:
         if phase is Phase.PLAY:
             return Screen.PLAY
         return Screen.LOBBY
+
+    @property
+    def help_visible(self) -> bool:
+        """The `?` overlay is shown only over the screen it was opened on: leaving that
+        screen (a game starting, going back to the start screen) closes it."""
+        return self.help_on is not None and self.help_on is self.screen
+
+    def toggle_help(self) -> None:
+        self.help_on = None if self.help_visible else self.screen
+        self.help_scroll = 0
 
     @property
     def in_game(self) -> bool:
@@ -301,6 +356,12 @@ class AppState:
     def fatal(self, text: str | None) -> None:
         self._fatal = None if text is None else controls_escaped(text)
 
+    def _tell(self, text: str) -> None:
+        """What the game just did, in the status line, unless a question waits there for
+        y or n: the question stays where the player reads it (the log has the news)."""
+        if self.confirm is None:
+            self.say(text)
+
     def say(self, text: str) -> None:
         self.status, self.status_error = controls_escaped(text), False
 
@@ -319,6 +380,7 @@ class AppState:
         self.log = []
         self._seen = 0
         self._claimed_at = None
+        self._ended = None
         self.editor = None
         self.selected = None
         self.offer_draw = False
@@ -363,43 +425,52 @@ class AppState:
     def _add(self, text: str, style: str = "") -> None:
         self.log.append(LogLine(controls_escaped(text), style))
 
-    def _on_event(self, event: Event, peer: Peer) -> None:
+    def _on_event(self, event: Event, peer: GotgPeer) -> None:
         them = self.opponent
         if isinstance(event, OptionsProposed) and peer.role == JOINER:
-            self.say("the host proposes these rules: press a to accept, q to decline")
+            self._tell("the host proposes these rules: press a to accept, q to decline")
         elif isinstance(event, ColoursDecided):
             side = peer.side
             assert side is not None
             first = "you start" if side is Side.WHITE else f"{them} starts"
-            self._add(f"You are {side.display_name}: {first}.", "class:log.info")
+            self._add(f"You are {side.display_name}; {self.opponent_label} is "
+                      f"{side.other.display_name}: {first}.", "class:log.info")
         elif isinstance(event, SetupCommitted):
             if self._mine(event.role):
-                self.say(f"setup committed: waiting for {self.opponent}")
+                self._tell(f"setup committed: waiting for {self.opponent}")
             else:
-                self._add(f"{self.opponent.capitalize()} is ready.", "class:log.info")
+                self._add(f"{capital(self.opponent)} is ready.", "class:log.info")
         elif isinstance(event, GameStarted):
             self._add("The game begins.", "class:log.info")
             self.cursor = board.square_at(self.viewer, 4, 5)
-            self.say("your move" if peer.my_turn else f"{self.opponent} moves first")
+            self._tell("your move" if peer.my_turn else f"{self.opponent} moves first")
         elif isinstance(event, ChallengeStarted):
             who = "you challenge" if self._mine(event.role) else f"{them} challenges"
-            self.say(f"{who} on {event.move.text()[-2:]}: waiting for the reply")
+            self._tell(f"{who} on {event.move.text()[-2:]}: waiting for the reply")
         elif isinstance(event, MovePlayed):
             self._on_move(event, peer)
         elif isinstance(event, DrawOffered | DrawDeclined | ChatReceived):
             self._log_talk(event, peer)
         elif isinstance(event, GameEnded):
             side = peer.side
-            won = None if event.winner_side is None else event.winner_side is side
-            head = result_headline(event.winner_side, side, self.opponent)
-            self._add(f"{head}: {how_it_ended(event.termination, won)}.", "class:log.end")
+            winner_side = None if event.winner is None else peer.flow.side_of(event.winner)
+            won = None if winner_side is None else winner_side is side
+            head = result_headline(winner_side, side, self.opponent)
+            self._ended = f"game over: {head}: {how_it_ended(event.termination, won)}"
+            if won and event.termination is Termination.FLAG_REACHED_BACK_RANK:
+                self._ended += ": win claimed"  # (SPEC 1.7: the client says it claimed)
+            self._add(f"{self._ended.removeprefix('game over: ')}.", "class:log.end")
             self.selected = None
-            if self.status_error:  # an old complaint means nothing now
-                self.say("")
+            if self.confirm is Confirm.RESIGN:  # (nothing is left to resign)
+                self.confirm = None
+            self._tell(f"{self._ended}. Checking the audit...")  # (nothing waits any more)
         elif isinstance(event, AuditCompleted):
             self._add(verdict_words(event.verdict, peer.role, self.opponent), "class:log.end")
+            done = "the audit is in (below)" if event.verdict.audit_complete else \
+                "the audit is incomplete (below)"
+            self._tell(f"{self._ended}; {done}" if self._ended else done)
 
-    def _on_move(self, event: MovePlayed, peer: Peer) -> None:
+    def _on_move(self, event: MovePlayed, peer: GotgPeer) -> None:
         view, side = peer.view, peer.side
         assert view is not None and side is not None
         record = event.record
@@ -416,9 +487,9 @@ class AppState:
                     text += ": " + "; ".join(challenge_lines(view, record, side))
                 if peer.draw_offered_to_me:
                     text += ", offering a draw: type draw to accept, decline, or just move"
-                self.say(f"{text}. Your move." if not peer.draw_offered_to_me else text)
+                self._tell(f"{text}. Your move." if not peer.draw_offered_to_me else text)
         elif challenge:
-            self.say("; ".join(challenge_lines(view, record, side)))
+            self._tell("; ".join(challenge_lines(view, record, side)))
 
     def _log_move(self, view: Game, record: PlyRecord, number: int, side: Side) -> None:
         mover = "you" if record.side is side else self.opponent_short
@@ -429,14 +500,14 @@ class AppState:
             for line in challenge_lines(view, record, side):
                 self._add(f"      {line}", "class:log.challenge")
 
-    def _log_resumed(self, peer: Peer) -> None:
+    def _log_resumed(self, peer: GotgPeer) -> None:
         """A game picked up from its saved transcript: the log so far, rebuilt by replaying
         the messages, so chat lines and draw offers come back between the moves they came
         with; the moves are told from the view (which knows our own ranks)."""
         view, side = peer.view, peer.side
         assert view is not None and side is not None
         self._add(f"Resumed: you are {side.display_name}.", "class:log.info")
-        replayed = GameFlow()
+        replayed = GotgFlow()
         number = 0
         for role, data in peer.flow.transcript:
             try:
@@ -451,8 +522,15 @@ class AppState:
                     self._log_talk(event, peer)
         for rest in range(number, len(view.history)):
             self._log_move(view, view.history[rest], rest + 1, side)
+        if peer.flow.is_over:
+            self._tell("resumed: the game is over; checking the audit...")
+        elif peer.flow.pending is not None:
+            self._tell("resumed: a challenge waits for its reply")
+        else:
+            self._tell("resumed: your move" if peer.my_turn else
+                     f"resumed: {self.opponent} to move")
 
-    def _log_talk(self, event: Event, peer: Peer) -> None:
+    def _log_talk(self, event: Event, peer: GotgPeer) -> None:
         """A draw offer, a declined draw or a chat line, in the log."""
         them = self.opponent
         if isinstance(event, DrawOffered):

@@ -6,9 +6,22 @@ arbiter would say it ("their piece was eliminated") whenever a rank is hidden.
 
 from __future__ import annotations
 
+import enum
+
 from p2pgotg.protocol import Verdict
 from p2pgotg.protocol.printable import controls_escaped
 from p2pgotg.rules import ChallengeResult, Game, Piece, PlyRecord, Rank, Side, Termination
+
+
+def capital(text: str) -> str:
+    """`text` starting a sentence: its first letter upper case, the rest as it is (a
+    name keeps its own spelling)."""
+    return text[:1].upper() + text[1:]
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 move`, `2 moves`, `0 pieces`: a count and its noun, agreeing."""
+    return f"{count} {noun}" if count == 1 else f"{count} {noun}s"
 
 
 def rank_name(rank: Rank) -> str:
@@ -46,10 +59,10 @@ def result_headline(winner_side: Side | None, me: Side | None, opponent: str) ->
         return "Draw"
     if winner_side is me:
         return "You win"
-    return f"{opponent[0].upper()}{opponent[1:]} wins"
+    return f"{capital(opponent)} wins"
 
 
-def how_it_ended(termination: Termination | None, won: bool | None) -> str:
+def how_it_ended(termination: enum.Enum | None, won: bool | None) -> str:
     """The reason, said to the player (`won` is None for a draw; `termination` is None
     when a proven violation ended the game)."""
     mine = bool(won)
@@ -74,7 +87,7 @@ def how_it_ended(termination: Termination | None, won: bool | None) -> str:
             "they left the game and did not come back" if mine
             else "you were away too long"
         ),
-    }[termination]
+    }[Termination(termination.value)]
 
 
 def verdict_words(verdict: Verdict, my_role: str, opponent: str) -> str:
@@ -88,13 +101,14 @@ def verdict_words(verdict: Verdict, my_role: str, opponent: str) -> str:
         return (
             f"The audit caught {who(verdict.cheater)} breaking the rules "
             f"(rule {verdict.rule}: {controls_escaped(verdict.detail)}). "
-            f"{winner[0].upper()}{winner[1:]}."
+            f"{capital(winner)}."
         )
     claim = ""
     if verdict.claimants:  # (time or absence: a claimant's word, never proven: SPEC 2.6)
         words = " and ".join(who(r) for r in verdict.claimants)
         disputed = " and ".join(who(r) for r in verdict.disputed_by)
-        claim = (f" The result rests on a claim by {words}: their word, which no record can "
+        whose = "your" if words == "you" else "their"
+        claim = (f" The result rests on a claim by {words}: {whose} word, which no record can "
                  f"prove{f'; disputed by {disputed}' if disputed else ''}.")
     if verdict.audit_complete:
         return (

@@ -284,7 +284,7 @@ async def resume(ctx: Ctx) -> str:
 async def malformed_hi(ctx: Ctx) -> str:
     secret = ctx.invite.secret
     bad = [control("hi", secret=secret, game=None, have=0),
-           control("hi", secret=secret, game=None, have=0, first=None, name="x"),
+           control("hi", secret=secret, game=None, have=0, first=None, colour="x"),
            msgpack.packb({"ctl": "hi", "v": "1", "secret": secret, "game": None, "have": 0,
                           "first": None}, use_bin_type=True),
            control("hi", secret=secret, game=None, have=0, first=bytes(32))]
@@ -1079,7 +1079,9 @@ async def never_commit(ctx: Ctx) -> str:
 
 
 @case("7.13", "our hello's key is the identity point, 'signed' so that it verifies",
-      expect="error frame naming `bad-key`", spec="2.3 step 2, 2.4 hello")
+      expect="error frame naming `bad-key` and the connection closed; such a hello proves "
+      "nothing (anyone can sign for that key), so the host keeps waiting", spec="2.3 step 2, "
+      "2.4 hello", host="runs")
 async def bad_key(ctx: Ctx) -> str:
     j = await ctx.join()
 

@@ -6,10 +6,10 @@ on the connection (game messages, `error` and `bye` control frames, the connecti
 closing), the host's standard output (the `invite:` line; later lines are kept for the
 report), and its exit status. Nothing here reads the implementation's files.
 
-The scripted joiner is p2pgotg's own sans-IO `Peer`, driven by p2pgotg's bot, with hooks
+The scripted joiner is p2pgotg's own sans-IO `GotgPeer`, driven by p2pgotg's bot, with hooks
 to replace one of its messages (`intercept`), to send a forged one (`send_cheat`), or to
 stay silent. Once it has cheated its own state no longer matches what it sent, so it stops
-feeding the host's messages to its `Peer` and only watches the wire.
+feeding the host's messages to its `GotgPeer` and only watches the wire.
 """
 
 from __future__ import annotations
@@ -33,16 +33,17 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import sign
+from p2pgotg.games.gotg.flow import GotgFlow
+from p2pgotg.games.gotg.peer import GotgPeer, _OwnSetup
 from p2pgotg.net.errors import FrameTooLargeError, NetError
 from p2pgotg.net.framing import KEEPALIVE, MAX_FRAME, FrameDecoder, encode_frame
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.tls import certificate_fingerprint, open_pinned_connection, peer_certificate
 from p2pgotg.players.bot_seat import BotSeat
-from p2pgotg.protocol import HOST, JOINER, GameFlow, Peer, Phase, RemoteProtocolError
+from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError
 from p2pgotg.protocol.envelope import Envelope, seal
 from p2pgotg.protocol.messages import Body
 from p2pgotg.protocol.pair import forge
-from p2pgotg.protocol.peer import _OwnSetup
 from p2pgotg.protocol.wire import WireError
 from p2pgotg.rules import Game, Move, Rank, RuleOptions, Side
 
@@ -370,21 +371,21 @@ async def expect_closed(conn: Conn, within: float, after: str) -> None:
 # -- the scripted joiner -------------------------------------------------------------------
 
 Until = Callable[["Joiner"], Any]
-Policy = Callable[[Peer], Any]
+Policy = Callable[[GotgPeer], Any]
 Interceptor = Callable[["Joiner", bytes], list[bytes]]
 
 
-def silent(peer: Peer) -> None:
+def silent(peer: GotgPeer) -> None:
     """A policy that never acts (automatic duties still go out)."""
 
 
 @dataclass
 class Joiner:
-    """A joiner that plays honestly (p2pgotg's Peer and bot) until its case cheats."""
+    """A joiner that plays honestly (p2pgotg's GotgPeer and bot) until its case cheats."""
 
     conn: Conn
     key: Ed25519PrivateKey
-    peer: Peer
+    peer: GotgPeer
     seat: BotSeat
     expected: RuleOptions
     host_messages: list[bytes] = field(default_factory=list)  # every game message received
@@ -397,7 +398,7 @@ class Joiner:
     # -- reading the state --------------------------------------------------------------
 
     @property
-    def flow(self) -> GameFlow:
+    def flow(self) -> GotgFlow:
         return self.peer.flow
 
     @property
@@ -427,7 +428,7 @@ class Joiner:
 
     @property
     def own(self) -> _OwnSetup:
-        """Our committed setup with its salts and seed (the Peer's secrets)."""
+        """Our committed setup with its salts and seed (the GotgPeer's secrets)."""
         own = self.peer._own
         if own is None:
             raise RuntimeError("no setup committed yet")
@@ -436,12 +437,12 @@ class Joiner:
     # -- sending ------------------------------------------------------------------------
 
     def intercept(self, type_: str, replace: Interceptor) -> None:
-        """The next message of `type_` our Peer wants to send is replaced by what
+        """The next message of `type_` our GotgPeer wants to send is replaced by what
         `replace(joiner, data)` returns (nothing: withheld). That is the cheat."""
         self._intercepts[type_] = replace
 
     async def flush(self) -> None:
-        """Send what our Peer has to send (unless we cheated: then it is frozen)."""
+        """Send what our GotgPeer has to send (unless we cheated: then it is frozen)."""
         for data in self.peer.data_to_send():
             if self.cheated:
                 continue
@@ -462,13 +463,13 @@ class Joiner:
             await self._send(data)
 
     async def send_cheat(self, *datas: bytes) -> None:
-        """Send forged messages; from now on our Peer is frozen."""
+        """Send forged messages; from now on our GotgPeer is frozen."""
         self.cheated = True
         for data in datas:
             await self._send(data)
 
-    def produce(self, action: Callable[[Peer], Any]) -> list[bytes]:
-        """Run an action on our Peer and hand back its messages without sending them."""
+    def produce(self, action: Callable[[GotgPeer], Any]) -> list[bytes]:
+        """Run an action on our GotgPeer and hand back its messages without sending them."""
         action(self.peer)
         return self.peer.data_to_send()
 
@@ -492,7 +493,7 @@ class Joiner:
 
     def forge_next(self, type_: str, fields: dict) -> bytes:
         """After a cheat: a message that follows what we really sent (not what our frozen
-        Peer believes), acknowledging the host's last message."""
+        GotgPeer believes), acknowledging the host's last message."""
         prev = Envelope.decode(self.sent[-1]).hash if self.sent else bytes(32)
         ack = Envelope.decode(self.host_messages[-1]).hash if self.host_messages else bytes(32)
         return forge(self.peer, type_, fields, seq=len(self.sent), prev=prev, ack=ack)
@@ -584,7 +585,7 @@ class Joiner:
 
     async def send_unattributable(self, data: bytes) -> None:
         """Send input that proves nothing about us (garbage, another key's signature, a gap
-        in our sequence...): not part of our chain, and our Peer stays as it was."""
+        in our sequence...): not part of our chain, and our GotgPeer stays as it was."""
         await self.conn.send(data)
 
     async def expect_drop(self, rule: str, within: float = 5.0) -> str:
@@ -596,7 +597,7 @@ class Joiner:
                                ) -> str:
         """After a cheat: an `error` frame whose reason names `rule`, then the connection
         closed. Game messages the host sent meanwhile are only recorded (with `freeze`;
-        otherwise our Peer takes them: the game goes on after a resume)."""
+        otherwise our GotgPeer takes them: the game goes on after a resume)."""
         if freeze:
             self.cheated = True
         deadline = trio.current_time() + within
@@ -705,7 +706,7 @@ def plain_moves(j: Joiner) -> list[Move]:
 
 def challenging(j: Joiner) -> Policy:
     """A policy: challenge whenever we can (not with the flag), else the bot's move."""
-    def policy(peer: Peer) -> Any:
+    def policy(peer: GotgPeer) -> Any:
         move = a_challenge(j)
         if move is not None:
             return lambda p: p.move(move)
@@ -767,7 +768,7 @@ class Ctx:
         conn = await self.connect()
         await self.greet(conn)
         key = Ed25519PrivateKey.generate()
-        peer = Peer(JOINER, key, conn.fingerprint)
+        peer = GotgPeer(JOINER, key, conn.fingerprint)
         return Joiner(conn, key, peer, BotSeat(random.Random(self.seed + seed_offset)),
                       self.expected)
 
