@@ -18,9 +18,10 @@ from netbed import STUN_ARGS, missing_tools
 from test_net_internet import SAFETY, Run
 from torbed import CONTROL_PORT, TorBed, TorNetworkDown, tools_missing
 
+from p2pgotg.games import replay
 from p2pgotg.net.invite import NAT_SYMMETRIC, Invite
-from p2pgotg.protocol.referee import Finding, replay
-from p2pgotg.protocol.transcript import TranscriptError, parse
+from p2pgotg.protocol import Finding, parse
+from p2pgotg.protocol.transcript import TranscriptError
 from p2pgotg.reach.candidates import ONION, PUNCH
 
 pytestmark = pytest.mark.slow
