@@ -121,6 +121,11 @@ async def test_our_tor_publishes_our_key_knows_only_our_authority_and_stops_with
     assert fallbacks.lines == ("UseDefaultFallbackDirs=0",)
     state = await control.bootstrap()
     assert not state.done  # (DisableNetwork: it never reaches any network)
+    with pytest.raises(TorFailed, match=r"tor could not reach the Tor network within 1 s "
+                       r"\(it got to \d+%.*\)\. If Tor is blocked where you are, add bridges "
+                       f"to {config / 'torrc'}"):
+        await use.ready(say, timeout=1)
+    assert any(s.startswith("tor: reaching the Tor network (") for s in said)
     assert (data / "tor" / "p2pgotg-torrc").read_text().endswith(
         f"%include {config / 'torrc'}\n")
     await use.aclose()
