@@ -83,10 +83,7 @@ class Run:
 
 
 def host(bed: Bed, ns: str, home: Path, *extra: str) -> tuple[Run, Invite]:
-    """`host --bot`; with --tor off unless told otherwise: no tor here knows the test
-    bed's own Tor network (tests/torbed.py has one)."""
-    tor = () if "--tor" in extra else ("--tor", "off")
-    run = Run(bed, ns, home, "host", "--bot", "--bot-delay", "0.05", *extra, *tor)
+    run = Run(bed, ns, home, "host", "--bot", "--bot-delay", "0.05", *extra)
     code = run.wait_for(r"^invite: (\S+)").group(1)
     run.wait_for("^waiting for the other player")
     return run, Invite.decode(code)
@@ -300,7 +297,7 @@ def test_the_host_screen_shows_the_short_code_large_and_a_joiner_uses_it(bed, tm
     try:
         tmux.start(f"ip netns exec {bed.ns('hA')} env P2PGOTG_HOME={home} P2PGOTG_NAME=Host "
                    f"{shlex.quote(sys.executable)} -m p2pgotg host --ascii --stun off "
-                   "--no-port-map --tor off; sleep 30", name="host")
+                   "--no-port-map; sleep 30", name="host")
         box = re.compile(r"\|   (\d+)  ([A-Z]+)  ([A-Z]+)   \|")
         screen = tmux.wait_for("the short code", lambda s: box.search(s), 30, on="host")
         assert "gg2-" in screen  # the long code beside it
@@ -337,7 +334,7 @@ def test_the_host_screen_takes_a_reply_code_from_a_joiner_on_the_start_screen(be
                 f"{stun}; echo EXITED $?; sleep 30")
 
     try:
-        tmux.start(command("hC", "host", "host --no-port-map --tor off"), name="host")
+        tmux.start(command("hC", "host", "host --no-port-map"), name="host")
         screen = tmux.wait_for("the invite", lambda s: "allows hole punching" in s
                                and "gg2-" in s, SAFETY, on="host")
         assert "r take a reply code" in screen

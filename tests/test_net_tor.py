@@ -450,6 +450,7 @@ async def test_the_hosts_invite_waits_for_no_tor(tmp_path, monkeypatch, nursery)
 def test_tor_is_chosen_alike_by_host_join_and_the_start_screen(argv, tor, monkeypatch):
     from test_ui_reaching import launched_by
 
+    monkeypatch.delenv("P2PGOTG_TOR", raising=False)  # (the tests' own default: off)
     launch = launched_by(argv, monkeypatch)
     assert launch.tor == tor  # the joiner's
     if argv[0] != "join":
@@ -466,3 +467,26 @@ def test_a_bad_tor_choice_is_refused_by_every_command(command, tmp_path, monkeyp
     argv = [code if word == "CODE" else word for word in command]
     assert cli.main([*argv, "--tor", "somewhere"]) == 2
     assert "bad --tor: 'somewhere' is not auto, off" in capsys.readouterr().err
+
+
+def test_the_environment_sets_the_defaults_of_tor_and_stun_and_a_flag_wins(monkeypatch,
+                                                                            capsys):
+    from test_ui_reaching import launched_by
+
+    from p2pgotg import cli
+
+    monkeypatch.setenv("P2PGOTG_TOR", "off")
+    monkeypatch.setenv("P2PGOTG_STUN", "203.0.113.9:3478, 203.0.113.10")
+    launch = launched_by(["start"], monkeypatch)
+    assert launch.tor == TorChoice("off") and launch.reach.tor == TorChoice("off")
+    assert launch.stun == [("203.0.113.9", 3478), ("203.0.113.10", 3478)]
+    launch = launched_by(["start", "--tor", "auto", "--stun", "off"], monkeypatch)
+    assert launch.tor == TorChoice("auto") and launch.stun == []
+    monkeypatch.setenv("P2PGOTG_TOR", "sometimes")
+    assert cli.main(["start"]) == 2
+    assert "bad P2PGOTG_TOR: 'sometimes' is not auto, off" in capsys.readouterr().err
+    monkeypatch.setenv("P2PGOTG_TOR", "off")
+    monkeypatch.setenv("P2PGOTG_STUN", "nowhere:notaport")
+    assert cli.main(["start"]) == 2
+    assert "bad P2PGOTG_STUN: 'nowhere:notaport': the port must be a number" in \
+        capsys.readouterr().err

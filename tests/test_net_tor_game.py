@@ -19,10 +19,10 @@ from test_net_internet import SAFETY, Run
 from torbed import CONTROL_PORT, TorBed, TorNetworkDown, tools_missing
 
 from p2pgotg.games import replay
-from p2pgotg.net.invite import NAT_SYMMETRIC, Invite
+from p2pgotg.net.invite import NAT_SYMMETRIC, NAT_UNKNOWN, Invite
 from p2pgotg.protocol import Finding, parse
 from p2pgotg.protocol.transcript import TranscriptError
-from p2pgotg.reach.candidates import ONION, PUNCH
+from p2pgotg.reach.candidates import LAN, ONION, PUNCH
 
 pytestmark = pytest.mark.slow
 TOR_SAFETY = 240.0  # seconds for a step through Tor (a tor's bootstrap, a publication)
@@ -58,7 +58,7 @@ PATIENT = ("--duty-timeout", "10m", "--abandon", "10m")
 
 def start_host(bed: TorBed, host_home: Path) -> Run:
     return Run(bed, "hB", host_home, "host", "--bot", "--bot-delay", "0.05", *STUN_ARGS,
-               "--no-port-map", *PATIENT)
+               "--no-port-map", "--tor", "auto", *PATIENT)
 
 
 def wait_for_messages(folder: Path, count: int) -> None:
@@ -125,3 +125,19 @@ def test_two_homes_behind_symmetric_nats_play_a_whole_game_through_tor(torbed, t
     assert len(transcripts) == 2
     for path in transcripts:
         assert replay(parse(path.read_bytes())).finding is Finding.CLEAN, path
+
+
+def test_a_host_the_tests_start_without_flags_asks_no_public_server(torbed, tmp_path):
+    """tests/conftest.py makes --stun and --tor default to off for everything the tests
+    run: a host started with neither, in a home behind a symmetric NAT, asks no STUN
+    server (the public ones are the product's default), lists no onion service and
+    starts no tor (one would know the public Tor network)."""
+    hosting = Run(torbed, "hB", home(tmp_path / "host", torbed.torrc()), "host", "--bot")
+    try:
+        invite = Invite.decode(hosting.wait_for(r"^invite: (\S+)").group(1))
+        hosting.wait_for("^waiting for the other player")
+        assert invite.nat == NAT_UNKNOWN  # (no STUN server was asked)
+        assert [c.kind for c in invite.candidates] == [LAN]
+        assert not [ns for ns, _config in torbed.tor_processes() if ns == torbed.ns("hB")]
+    finally:
+        hosting.stop()

@@ -136,6 +136,7 @@ def launched_by(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> Launch:
     (["join", "7-crossover-clockwork"], [parse_server(s) for s in DEFAULT_SERVERS]),
 ])
 def test_the_start_screen_reaches_out_as_join_and_host_do(argv, servers, monkeypatch) -> None:
+    monkeypatch.delenv("P2PGOTG_STUN", raising=False)  # (the tests' own default: off)
     launch = launched_by(argv, monkeypatch)
     assert launch.stun == servers
     if argv[:1] != ["join"]:  # hosting from the start screen: the same offer as `host`
