@@ -52,7 +52,7 @@ def _host(bed: TorBed, home: Path, direct: bool = False,
     (home / "config" / "torrc").write_text(bed.torrc())
     lines: list[str] = []
     start = time.monotonic()
-    where = ("hA", "--tor", "off") if direct else ("hB", "--no-port-map")
+    where = ("hA", "--tor", "off") if direct else ("hB", "--no-port-map", "--tor", "auto")
     host = bed.python(where[0], "host", "--bot", "--bot-delay", "0", *STUN_ARGS, *where[1:],
                       home=home, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     threading.Thread(target=_lines, args=(host, lines), daemon=True).start()
@@ -68,7 +68,7 @@ def connect_once(bed: TorBed, base: Path, own_tor: bool) -> tuple[float, float]:
     try:
         code = _wait(host_lines, "invite: ").split()[1]
         home = base / "joiner"
-        tor = [] if own_tor else ["--tor", f"127.0.0.1:{CONTROL_PORT}"]
+        tor = ["--tor", "auto" if own_tor else f"127.0.0.1:{CONTROL_PORT}"]
         if own_tor:
             (home / "config").mkdir(parents=True)
             (home / "config" / "torrc").write_text(bed.torrc())
