@@ -65,6 +65,7 @@ def one_run(bed: Bed, mode: str, home: Path) -> float:
     host_ns, join_ns = {"lan": ("hA", "hA2"), "mapped": ("hA", "hB"),
                         "punch": ("hC", "hA")}[mode]
     extra = ["--stun", "off", "--no-port-map"] if mode == "lan" else STUN_ARGS
+    extra = [*extra, "--tor", "off"]  # (no tor here knows the bed's own Tor network)
     host_lines: list[str] = []
     host = bed.python(host_ns, "host", "--bot", "--bot-delay", "0.2", *extra,
                       home=home / "host", stdout=subprocess.PIPE, stderr=subprocess.STDOUT,

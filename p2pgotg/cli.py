@@ -537,7 +537,8 @@ def _cmd_join(args: argparse.Namespace) -> int:
         print(problem, file=sys.stderr)
         return 2
     servers = cli_internet.stun_servers(args)
-    if servers is None:
+    tor = cli_internet.tor_choice(args)
+    if servers is None or tor is None:
         return 2
     try:
         name = _player_name(args, ask=False)
@@ -550,7 +551,8 @@ def _cmd_join(args: argparse.Namespace) -> int:
         _say(f"reply: {code}")
 
     async def main_task() -> GameSession:
-        invite, opener = await prepare_join(args.code, servers, limits, _status, show_reply)
+        invite, opener = await prepare_join(args.code, servers, limits, _status, show_reply,
+                                            tor)
         key = identity_for_joining(invite.pin)  # (a short code's pin is known only now)
         config = JoinConfig(key, invite, games_dir(), limits, opener=opener, name=name)
         return await join_game(config, bot_runner(seat_seed(args.seed), args.bot_delay,
@@ -660,9 +662,10 @@ def _interface(args: argparse.Namespace, mode: str | None, resume: bool | None =
     launch.invite = getattr(args, "code", None)
     if mode in ("host", "join", None):  # the start screen hosts and joins the same way
         servers = cli_internet.stun_servers(args)
-        if servers is None:
+        tor = cli_internet.tor_choice(args)
+        if servers is None or tor is None:
             return 2
-        launch.stun = servers
+        launch.stun, launch.tor = servers, tor
         if mode != "join":
             launch.reach = cli_internet.reach_options(args, launch.options.describe())
     return run_terminal(Mode(mode) if mode else None, launch, ascii=args.ascii)

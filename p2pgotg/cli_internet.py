@@ -6,10 +6,14 @@ from __future__ import annotations
 
 import argparse
 import ipaddress
+import os
 import sys
 from typing import Any
 
 LOOPBACK_NAMES = {"localhost"}
+#: The defaults of --stun and --tor when they are not given (the tests set both to off, so
+#: that no test uses the public STUN servers or starts a tor that knows the public network).
+STUN_ENV, TOR_ENV = "P2PGOTG_STUN", "P2PGOTG_TOR"
 
 
 def _add_reaching_out(p: argparse.ArgumentParser, port_map_help: str,
@@ -18,9 +22,17 @@ def _add_reaching_out(p: argparse.ArgumentParser, port_map_help: str,
     g = p.add_argument_group("reaching the other player (SPEC 3.7-3.8)")
     g.add_argument("--stun", action="append", default=None, metavar="HOST:PORT",
                    help="a STUN server (TCP) to learn your public address; repeat for more; "
-                   "'off' for none (default: two public servers)")
+                   f"'off' for none (default: ${STUN_ENV}, else two public servers)")
     g.add_argument("--no-port-map", action="store_true", help=port_map_help)
+    _add_tor(g)
     return g
+
+
+def _add_tor(g: argparse._ArgumentGroup) -> None:
+    g.add_argument("--tor", default=None, metavar="auto|off|CONTROL",
+                   help="Tor, the way through when no direct path exists (SPEC 3.8): auto "
+                   "starts tor (if installed) when needed; off never; or a running tor's "
+                   f"control port HOST:PORT or socket path (default: ${TOR_ENV}, else auto)")
 
 
 def add_host_arguments(p: argparse.ArgumentParser) -> None:
@@ -35,6 +47,7 @@ def add_join_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("reaching the host")
     g.add_argument("--stun", action="append", default=None, metavar="HOST:PORT",
                    help="STUN servers (TCP) for hole punching; 'off' for none")
+    _add_tor(g)
 
 
 def add_top_arguments(p: argparse.ArgumentParser) -> None:
@@ -70,13 +83,31 @@ def stun_servers(args: argparse.Namespace) -> list[tuple[str, int]] | None:
     error for a malformed one."""
     from p2pgotg.net.stun_client import DEFAULT_SERVERS, parse_server
 
-    given = getattr(args, "stun", None) or list(DEFAULT_SERVERS)
+    given = getattr(args, "stun", None)
+    source = "--stun"
+    if not given and os.environ.get(STUN_ENV, "").strip():
+        given, source = os.environ[STUN_ENV].replace(",", " ").split(), STUN_ENV
+    given = given or list(DEFAULT_SERVERS)
     if any(text.strip().lower() == "off" for text in given):
         return []
     try:
         return [parse_server(text) for text in given]
     except ValueError as exc:
-        print(f"bad --stun: {exc}", file=sys.stderr)
+        print(f"bad {source}: {exc}", file=sys.stderr)
+        return None
+
+
+def tor_choice(args: argparse.Namespace) -> Any:
+    """The --tor asked for (net.tor.TorChoice), None after printing an error."""
+    from p2pgotg.net.tor import TorChoice
+
+    given, source = getattr(args, "tor", None), "--tor"
+    if given is None and os.environ.get(TOR_ENV, "").strip():
+        given, source = os.environ[TOR_ENV], TOR_ENV
+    try:
+        return TorChoice.parse(given or "auto")
+    except ValueError as exc:
+        print(f"bad {source}: {exc}", file=sys.stderr)
         return None
 
 
@@ -100,10 +131,12 @@ def reach_options(args: argparse.Namespace, rules: str) -> Any:
     if loopback_only(getattr(args, "bind", None)):
         return None
     servers = stun_servers(args)
-    if servers is None:
+    tor = tor_choice(args)
+    if servers is None or tor is None:
         return False
     mapping = not getattr(args, "no_port_map", False)
-    return ReachOptions(data_dir(), servers, port_mapping=mapping, lan=True, rules=rules)
+    return ReachOptions(data_dir(), servers, port_mapping=mapping, lan=True, rules=rules,
+                        tor=tor)
 
 
 def print_offer(hosting: Any) -> None:

@@ -12,6 +12,7 @@ They are plain functions handed out as fixtures, so test modules never import co
 
 from __future__ import annotations
 
+import os
 from collections import Counter
 from collections.abc import Iterable, Mapping
 
@@ -30,6 +31,13 @@ from p2pgotg.rules import (
     Side,
     parse_square,
 )
+
+# No test uses the public STUN servers, or starts a tor that knows the public Tor network,
+# unless it names them: these are the defaults of --stun and --tor (README) for every
+# p2pgotg the tests run, in this process or started from it. tests/torbed.py's tors know
+# only its own authorities.
+os.environ["P2PGOTG_STUN"] = "off"
+os.environ["P2PGOTG_TOR"] = "off"
 
 
 def setup_with(side: Side, placed: Mapping[str, Rank], empty: Iterable[str] = ()) -> Setup:

@@ -17,6 +17,7 @@ from p2pgotg.net.stun_client import DEFAULT_SERVERS, parse_server
 from p2pgotg.reach.candidates import LAN, PUNCH, Candidate
 from p2pgotg.reach.reply_code import ReplyCode
 from p2pgotg.ui import lobby_screen, start_screen
+from p2pgotg.ui.runner import Launch
 from p2pgotg.ui.state import AppState, Mode, Prompt
 
 
@@ -116,6 +117,17 @@ def test_the_start_screen_says_what_is_wrong_with_a_short_code() -> None:
     assert "is not one of the code words" in state.status
 
 
+def launched_by(argv: list[str], monkeypatch: pytest.MonkeyPatch) -> Launch:
+    """What the command line hands the terminal interface (which is not opened)."""
+    launched = []
+    monkeypatch.setattr(cli, "_has_terminal", lambda: True)
+    monkeypatch.setattr("p2pgotg.ui.runner.run_terminal",
+                        lambda mode, launch, ascii=False: launched.append(launch) or 0)
+    assert cli.main(argv) == 0
+    (launch,) = launched
+    return launch
+
+
 @pytest.mark.parametrize("argv, servers", [
     ([], [parse_server(s) for s in DEFAULT_SERVERS]),
     (["start"], [parse_server(s) for s in DEFAULT_SERVERS]),
@@ -129,12 +141,8 @@ def test_the_start_screen_says_what_is_wrong_with_a_short_code() -> None:
     (["join", "7-crossover-clockwork"], [parse_server(s) for s in DEFAULT_SERVERS]),
 ])
 def test_the_start_screen_reaches_out_as_join_and_host_do(argv, servers, monkeypatch) -> None:
-    launched = []
-    monkeypatch.setattr(cli, "_has_terminal", lambda: True)
-    monkeypatch.setattr("p2pgotg.ui.runner.run_terminal",
-                        lambda mode, launch, ascii=False: launched.append(launch) or 0)
-    assert cli.main(argv) == 0
-    (launch,) = launched
+    monkeypatch.delenv("P2PGOTG_STUN", raising=False)  # (the tests' own default: off)
+    launch = launched_by(argv, monkeypatch)
     assert launch.stun == servers
     if argv[:1] != ["join"]:  # hosting from the start screen: the same offer as `host`
         assert isinstance(launch.reach, ReachOptions)

@@ -57,6 +57,7 @@ from p2pgotg.net.tls import (
     server_context,
 )
 from p2pgotg.protocol import HOST, JOINER, control
+from p2pgotg.reach.tor_onion import game_seed
 
 
 @dataclass
@@ -262,7 +263,8 @@ async def host_game(
                 found = await nursery.start(partial(
                     offer, config.reach, port, config.bind, pin, join_secret, fingerprint,
                     accept_punched, on_status=on_status, on_invite=on_invite,
-                    on_short_code=short_code_up, away=joiner_away))
+                    on_short_code=short_code_up, away=joiner_away,
+                    onion_seed=game_seed(config.key.private_bytes_raw(), join_secret)))
                 task_status.started(Hosting(port, [found.invite], found.short_code,
                                             found.notes))
             else:

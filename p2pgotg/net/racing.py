@@ -5,7 +5,10 @@ Direct candidates (LAN addresses, the router's mapped port) are tried at once, a
 second apart in the invite's order, as Happy Eyeballs does (RFC 8305). In parallel the
 joiner asks STUN what its own NAT does. If every direct attempt fails and both NATs allow
 it, the joiner shows a reply code for the host and punches (punch.py); if they do not, it
-says so at once, with what to do instead, rather than leave anyone waiting.
+says so at once, with what to do instead, rather than leave anyone waiting. When the
+invite lists the host's onion service, the joiner also tries it through its own tor once
+the direct candidates have had their head start (tor.py); TLS and the pin run inside as
+over any TCP connection.
 """
 
 from __future__ import annotations
@@ -34,10 +37,13 @@ from p2pgotg.net.tls import (
     peer_certificate,
     public_key_pin,
 )
+from p2pgotg.net.tor import OFF, TorChoice, TorFailed, TorUse
+from p2pgotg.net.tor_link import connect_through
 from p2pgotg.protocol import JOINER
-from p2pgotg.reach.candidates import PUNCH, Candidate
+from p2pgotg.reach.candidates import ONION, PUNCH, Candidate
 from p2pgotg.reach.reply_code import ReplyCode
 from p2pgotg.reach.shortcode import ShortCode, looks_like_short_code
+from p2pgotg.reach.tor_socks import SocksError
 
 DIRECT_TIMEOUT = 3.0  # seconds for one direct candidate's TCP connect
 STAGGER = 0.25
@@ -46,6 +52,9 @@ REPLY_AFTER = 0.5  # show the reply code once direct attempts have had this long
 #: On a game held, the host punches back to where we were: a reply code is shown only
 #: when that has not connected within this long (our mapping may have moved).
 REPUNCH_WAIT = 4.0
+ONION_WAIT = 120.0  # how long the joiner keeps asking tor for the host's onion service
+ONION_RETRY = 3.0  # seconds between two tries while the service is not (yet) published
+ONION_ATTEMPT = 30.0  # seconds one try may take (tor can leave a rendezvous hanging)
 
 Opener = Callable[[], Awaitable[trio.SSLStream]]
 
@@ -58,6 +67,8 @@ class JoinReach:
     stun_servers: list[tuple[str, int]] = field(default_factory=list)
     on_reply_code: Callable[[str], None] = lambda code: None
     reply_wait: float = REPLY_WAIT
+    tor: TorUse | None = None  # the joiner's tor, for an invite's onion candidate
+    onion_wait: float = ONION_WAIT
 
 
 async def pinned_tls(tcp: trio.SocketStream, pin: bytes, timeout: float,
@@ -112,6 +123,8 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Timeouts,
     candidates = invite.all_candidates()
     direct = [c for c in candidates if c.direct]
     targets = [c for c in candidates if c.kind == PUNCH]
+    onions = [c for c in candidates if c.kind == ONION]
+    tor_problem: list[str] = []  # why this joiner cannot go through Tor to the host
     winner: list[trio.SSLStream] = []
     failures: list[str] = []
     mismatches: list[PinMismatchError] = []
@@ -126,20 +139,28 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Timeouts,
         nursery.cancel_scope.cancel()
         return True
 
-    async def try_direct(candidate: Candidate, nursery: trio.Nursery) -> None:
+    async def take(coming: Awaitable[trio.SSLStream], candidate: Candidate,
+                   nursery: trio.Nursery) -> bool:
+        """Whether the pinned stream to ``candidate`` came and won the race."""
         try:
-            stream = await open_pinned_connection(
-                candidate.address, candidate.port, invite.pin,
-                connect_timeout=DIRECT_TIMEOUT, handshake_timeout=limits.handshake)
+            stream = await coming
         except PinMismatchError as exc:
             mismatches.append(exc)
             failures.append(f"{candidate}: another program answered (wrong pin)")
-            return
+            return False
         except NetError as exc:
             failures.append(f"{candidate}: {exc.detail or exc}")
-            return
-        if not won(stream, nursery):
-            await close_quietly(stream)
+            return False
+        if won(stream, nursery):
+            return True
+        await close_quietly(stream)
+        return False
+
+    async def try_direct(candidate: Candidate, nursery: trio.Nursery) -> None:
+        await take(open_pinned_connection(
+            candidate.address, candidate.port, invite.pin,
+            connect_timeout=DIRECT_TIMEOUT, handshake_timeout=limits.handshake),
+            candidate, nursery)
 
     async def all_direct(nursery: trio.Nursery) -> None:
         async with trio.open_nursery() as inner:
@@ -217,10 +238,32 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Timeouts,
                                 "shows")
         return tcp
 
+    async def try_onion(candidate: Candidate, nursery: trio.Nursery) -> None:
+        with trio.move_on_after(REPLY_AFTER):
+            await direct_done.wait()  # (the direct candidates go first, undisturbed)
+        tor = reach.tor if reach is not None else None
+        why = tor.missing() if tor is not None else "tor is turned off (--tor off)"
+        if reach is None or tor is None or why is not None:
+            tor_problem.append(why or "")
+            on_status(f"the host can also be reached through Tor, but {why}")
+            return
+        try:
+            socks = await tor.ready(on_status)
+            on_status(f"tor: connecting to the host's onion service {candidate.address}")
+            tcp = await through_tor(socks, candidate, reach.onion_wait, on_status)
+        except TorFailed as exc:
+            failures.append(f"{candidate}: {exc}")
+            return
+        if await take(pinned_tls(tcp, invite.pin, limits.handshake, str(candidate)),
+                      candidate, nursery):
+            on_status("connected through Tor")
+
     async with trio.open_nursery() as nursery:
         nursery.start_soon(all_direct, nursery)
         if reach is not None and targets:
             nursery.start_soon(try_punch, nursery)
+        for onion in onions:
+            nursery.start_soon(try_onion, onion, nursery)
     if winner:
         return winner[0]
     if mismatches and len(mismatches) == len(failures) and not punch_reason:
@@ -229,15 +272,19 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Timeouts,
     if not targets and invite.nat == NAT_SYMMETRIC and invite.candidates:
         verdict.append(_host_cannot(invite.nat))
     if first and verdict:
+        instead = ("ask the host to forward a TCP port on their router (their invite will "
+                   "then work), or host the game yourself if your router maps ports")
+        if tor_problem:
+            instead = (f"the host can be reached through Tor, but {tor_problem[0]}; then run "
+                       f"the same command again. Or {instead}")
         raise NoPathError(
             f"{verdict[0][:1].upper()}{verdict[0][1:]}, and the host did not answer "
-            f"directly either ({tried}). What to do: ask the host to forward a TCP port on "
-            "their router (their invite will then work), or host the game yourself if your "
-            "router maps ports")
+            f"directly either ({tried}). What to do: {instead}")
+    through = f"; through Tor: {tor_problem[0]}" if tor_problem else ""
     if punch_reason:  # (the reason that matters first: a LAN address of the host's that
         # does not answer from elsewhere is no news)
-        raise ConnectFailedError(f"{punch_reason[0]} (tried directly: {tried})")
-    raise ConnectFailedError(tried)
+        raise ConnectFailedError(f"{punch_reason[0]} (tried directly: {tried}){through}")
+    raise ConnectFailedError(tried + through)
 
 
 def no_stun_words(notes: tuple[str, ...], asked: bool) -> str:
@@ -249,6 +296,31 @@ def no_stun_words(notes: tuple[str, ...], asked: bool) -> str:
     why = f" ({notes[0]})" if notes else ""
     return ("no reply code could be made: no STUN server answered you, so your public "
             f"address is unknown{why}. Pass a STUN server you can reach: --stun HOST:PORT")
+
+
+async def through_tor(socks: tuple[str, int], candidate: Candidate, wait: float,
+                      on_status: Callable[[str], None], retry: float = ONION_RETRY,
+                      attempt: float = ONION_ATTEMPT) -> trio.SocketStream:
+    """A connection to the onion candidate through tor, asked again every ``retry``
+    seconds while tor says the service is not there yet (its host may still be publishing
+    it, or is publishing it anew after a restart), for ``wait`` seconds; each try on new
+    circuits, and given up after ``attempt`` seconds."""
+    deadline = trio.current_time() + wait
+    said = ""
+    while True:
+        try:
+            return await connect_through(socks, candidate.address, candidate.port,
+                                         max(1.0, min(attempt,
+                                                      deadline - trio.current_time())))
+        except SocksError as exc:
+            if exc.final or trio.current_time() + retry >= deadline:
+                raise TorFailed(f"tor could not reach the host's onion service: {exc}") \
+                    from None
+            if str(exc) != said:
+                said = str(exc)
+                on_status(f"tor: {exc}; trying again for up to "
+                          f"{max(0, deadline - trio.current_time()):.0f} s")
+        await trio.sleep(retry)
 
 
 def _host_cannot(nat: int) -> str:
@@ -276,9 +348,11 @@ def first_then(stream: trio.SSLStream, invite: Invite, limits: Timeouts) -> Open
 
 async def prepare_join(code: str, servers: list[tuple[str, int]], limits: Timeouts,
                        status: Callable[[str], None],
-                       show_reply: Callable[[str], None]) -> tuple[Invite, Opener | None]:
+                       show_reply: Callable[[str], None],
+                       tor: TorChoice = OFF) -> tuple[Invite, Opener | None]:
     """(invite, opener) for `join CODE` (checked by check_join_code first): a short code is
-    found on the LAN and its PAKE run; a long v2 code races its candidates."""
+    found on the LAN and its PAKE run; a long v2 code races its candidates (its onion
+    candidate through the tor ``tor`` chooses)."""
     from p2pgotg.net.lan import find
     from p2pgotg.net.pake_link import join_by_short_code
 
@@ -291,7 +365,10 @@ async def prepare_join(code: str, servers: list[tuple[str, int]], limits: Timeou
     invite = Invite.decode(code)
     if not invite.candidates:
         return invite, None
-    return invite, race_opener(invite, JoinReach(servers, show_reply), limits, status)
+    from p2pgotg.net.paths import config_dir, data_dir
+
+    reach = JoinReach(servers, show_reply, tor=TorUse(tor, data_dir(), config_dir()))
+    return invite, race_opener(invite, reach, limits, status)
 
 
 def typed_code(text: str) -> str:

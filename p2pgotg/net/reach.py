@@ -1,10 +1,12 @@
 """Everything a host does so that the other player can reach it, whatever the network:
 LAN addresses, a port mapped on the router, the public mapping STUN sees (for hole
-punching), the short code announced on the LAN, and the inbox for reply codes. The result
-is one v2 invite code and a few plain sentences saying what was found.
+punching), the short code announced on the LAN, the inbox for reply codes, and, when no
+one can be sure to reach it directly, an onion service through tor. The result is one v2
+invite code and a few plain sentences saying what was found.
 
-``offer`` runs beside the host's listener for the whole game: it keeps the mapping renewed
-and the announcement up, punches when a reply code comes, and undoes it all at the end.
+``offer`` runs beside the host's listener for the whole game: it keeps the mapping renewed,
+the announcement and the onion service up, punches when a reply code comes, and undoes it
+all at the end.
 """
 
 from __future__ import annotations
@@ -30,24 +32,32 @@ from p2pgotg.net.invite import (
     reachable_addresses,
 )
 from p2pgotg.net.pake_link import ShortCodeGate
+from p2pgotg.net.paths import config_dir
 from p2pgotg.net.punch import PunchFailed, PunchPort, punch_port
 from p2pgotg.net.rendezvous import stable_port
 from p2pgotg.net.reply_inbox import serve_inbox
+from p2pgotg.net.tor import OFF, TorChoice, TorFailed, TorUse
 from p2pgotg.protocol import HOST
-from p2pgotg.reach.candidates import LAN, MAPPED, MAX_CANDIDATES, PUNCH, Candidate
+from p2pgotg.reach.candidates import LAN, MAPPED, MAX_CANDIDATES, ONION, PUNCH, Candidate
 from p2pgotg.reach.reply_code import ReplyCode, ReplyCodeError
 from p2pgotg.reach.shortcode import MAX_NUMBER, ShortCode
+from p2pgotg.reach.tor_control import hs_desc_uploaded
+from p2pgotg.reach.tor_onion import SUFFIX, onion_address, public_key_of
+
+PUBLISH_WAIT = 120.0  # seconds to wait for tor to say the onion service is published
 
 
 @dataclass
 class ReachOptions:
-    """How hard to try: which STUN servers, whether to map a port and announce on the LAN."""
+    """How hard to try: which STUN servers, whether to map a port and announce on the LAN,
+    which tor to publish an onion service with."""
 
     data_dir: Path
     stun_servers: list[tuple[str, int]] = field(default_factory=list)
     port_mapping: bool = True
     lan: bool = True
     rules: str = ""
+    tor: TorChoice = OFF
 
 
 @dataclass
@@ -111,12 +121,18 @@ def describe(nat: int, mapping: portmap.PortMapping | None,
 
 async def offer(opts: ReachOptions, port: int, bind: str | None, pin: bytes, secret: bytes,
                 fingerprint: bytes, accept: Accept, *,
+                onion_seed: bytes | None = None,
                 on_status: Callable[[str], None] = lambda s: None,
                 on_invite: Callable[[str], None] = lambda code: None,
                 on_short_code: Callable[[str, ShortCodeGate], None] = lambda c, g: None,
                 away: Callable[[], bool] = lambda: False,
                 task_status: trio.TaskStatus[Offer] = trio.TASK_STATUS_IGNORED) -> None:
     """Gather the candidates, report the Offer, then serve until cancelled.
+
+    When the host is not surely reachable from the internet (no mapping, no public
+    address) and tor can be used, the invite lists the onion address of ``onion_seed``'s
+    key (known before tor answers: the invite waits for nothing) and the service is
+    published in the background.
 
     The short code is announced on the LAN while STUN and the router are asked, and it is
     reported (``on_short_code``, with the gate that checks it) the moment the announcement
@@ -131,14 +147,15 @@ async def offer(opts: ReachOptions, port: int, bind: str | None, pin: bytes, sec
         punching = await stack.enter_async_context(
             punch_port(stable_port(secret, HOST))) if opts.stun_servers else None
         await _serve(opts, port, bind, pin, secret, fingerprint, accept, punching, on_status,
-                     on_invite, on_short_code, away, task_status)
+                     on_invite, on_short_code, away, onion_seed, task_status)
 
 
 async def _serve(opts: ReachOptions, port: int, bind: str | None, pin: bytes, secret: bytes,
                  fingerprint: bytes, accept: Accept, punching: PunchPort | None,
                  on_status: Callable[[str], None], on_invite: Callable[[str], None],
                  on_short_code: Callable[[str, ShortCodeGate], None],
-                 away: Callable[[], bool], task_status: trio.TaskStatus[Offer]) -> None:
+                 away: Callable[[], bool], onion_seed: bytes | None,
+                 task_status: trio.TaskStatus[Offer]) -> None:
     notes: list[str] = []
     lan_candidates = _lan_candidates(bind, port)
     probe = stun_client.NatProbe(NAT_UNKNOWN, None)
@@ -190,10 +207,29 @@ async def _serve(opts: ReachOptions, port: int, bind: str | None, pin: bytes, se
             candidates.append(public)
         if not candidates:
             candidates = [Candidate(LAN, "127.0.0.1", port)]
+        reachable = (mapping is not None and mapping.public) or (
+            probe.nat == NAT_NONE and probe.mapped is not None)
+        tor_notes: list[str] = []
+        if not reachable and onion_seed is not None and opts.tor.mode != "off":
+            tor = TorUse(opts.tor, opts.data_dir, config_dir())
+            why = tor.missing()
+            if why is None:
+                address = onion_address(public_key_of(onion_seed))
+                candidates.append(Candidate(ONION, address, port))
+                tor_notes.append(
+                    f"through Tor: a joiner who cannot connect directly reaches this host "
+                    f"at {address} (the joiner needs tor installed; the service is "
+                    "being published)")
+                serving.start_soon(_keep_onion, tor, onion_seed, port,
+                                   _onion_target(bind, port), on_status)
+            else:
+                tor_notes.append(f"through Tor any joiner could reach this host, but {why}"
+                                 "; then host again")
         candidates = _keep(candidates)
         stun_asked = bool(opts.stun_servers)
         notes.extend(describe(probe.nat, mapping, probe.mapped, port, router_private,
                               stun_asked))
+        notes.extend(tor_notes)
         if mapping is None and router_notes and opts.port_mapping:
             notes.append("port mapping: " + "; ".join(dict.fromkeys(router_notes)))
         notes.extend(probe.notes)
@@ -268,12 +304,48 @@ def punch_failed_words(why: str, port: int) -> str:
 
 
 def _keep(candidates: list[Candidate]) -> list[Candidate]:
-    """At most MAX_CANDIDATES: the mapped and punch ones always, then LAN ones in order."""
+    """At most MAX_CANDIDATES: the mapped, punch and onion ones always, then LAN ones in
+    order (SPEC 3.3.1's order: mapped, LAN, punch, onion)."""
     special = [c for c in candidates if c.kind != LAN]
     lan_ones = [c for c in candidates if c.kind == LAN][:MAX_CANDIDATES - len(special)]
-    mapped = [c for c in special if c.kind == MAPPED]
-    punch = [c for c in special if c.kind == PUNCH]
-    return mapped + lan_ones + punch
+    return [c for c in special if c.kind == MAPPED] + lan_ones + \
+        [c for c in special if c.kind == PUNCH] + [c for c in special if c.kind == ONION]
+
+
+def _onion_target(bind: str | None, port: int) -> str:
+    """Where tor hands the onion service's connections: the host's listener, on this
+    computer's loopback when it listens on every address."""
+    if bind in (None, "", "0.0.0.0"):
+        return f"127.0.0.1:{port}"
+    if bind == "::":
+        return f"[::1]:{port}"
+    assert bind is not None
+    return f"[{bind}]:{port}" if ":" in bind else f"{bind}:{port}"
+
+
+async def _keep_onion(tor: TorUse, seed: bytes, port: int, target: str,
+                      on_status: Callable[[str], None]) -> None:
+    """Publish the onion service and keep it up; say when it is published, or why not."""
+    try:
+        control = await tor.control(on_status)
+        address = await control.add_onion(seed, port, target)
+        await tor.ready(on_status)
+        deadline = trio.current_time() + PUBLISH_WAIT
+        while trio.current_time() < deadline:
+            event = await control.wait_event(deadline - trio.current_time())
+            uploaded = hs_desc_uploaded(event) if event is not None else None
+            if uploaded is not None and uploaded + SUFFIX == address:
+                on_status(f"tor: the onion service {address} is published: joiners reach "
+                          "this host through Tor")
+                break
+        else:
+            on_status(f"tor: the onion service {address} is not published after "
+                      f"{PUBLISH_WAIT:g} s; tor keeps trying")
+        await trio.sleep_forever()
+    except TorFailed as exc:
+        on_status(f"tor: {exc}; the invite's onion address will not answer")
+    finally:
+        await tor.aclose()
 
 
 async def _keep_mapping(mapping: portmap.PortMapping, on_status: Callable[[str], None]) -> None:

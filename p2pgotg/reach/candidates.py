@@ -2,7 +2,9 @@
 byte layout they share (SPEC 3.3).
 
 One candidate is ``kind (1) | family (1) | address | port (2)``; family 0x04 is 4 bytes of
-IPv4, 0x06 16 bytes of IPv6, 0x00 a hostname (1 length byte, then lowercase ASCII).
+IPv4, 0x06 16 bytes of IPv6, 0x00 a hostname (1 length byte, then lowercase ASCII). An
+onion candidate is a hostname, the host's version 3 onion address, reachable only through
+Tor (tor_onion.py).
 
 >>> c = Candidate(LAN, "192.0.2.7", 4000)
 >>> c.to_bytes().hex()
@@ -17,10 +19,13 @@ import ipaddress
 import re
 from dataclasses import dataclass
 
+from p2pgotg.reach.tor_onion import OnionError, is_onion, onion_key
+
 LAN = 0x01  # an address of the host's own: direct TCP (the LAN, or a public address)
 MAPPED = 0x02  # the router's public address and a port it forwards to us (PCP/NAT-PMP/UPnP)
 PUNCH = 0x03  # the public address STUN saw: reachable only by simultaneous open
-KIND_NAMES = {LAN: "lan", MAPPED: "mapped", PUNCH: "punch"}
+ONION = 0x04  # the host's onion service: reachable only through Tor
+KIND_NAMES = {LAN: "lan", MAPPED: "mapped", PUNCH: "punch", ONION: "onion"}
 
 FAMILY_HOSTNAME = 0x00
 FAMILY_IPV4 = 0x04
@@ -35,7 +40,8 @@ class CodeError(ValueError):
 
 @dataclass(frozen=True)
 class Candidate:
-    """One way to reach a peer: a kind (LAN, MAPPED, PUNCH), an address and a TCP port."""
+    """One way to reach a peer: a kind (LAN, MAPPED, PUNCH, ONION), an address and a TCP
+    port (for ONION, the service's virtual port)."""
 
     kind: int
     address: str
@@ -43,15 +49,24 @@ class Candidate:
 
     def __post_init__(self) -> None:
         if self.kind not in KIND_NAMES:
-            raise CodeError(f"unknown candidate kind {self.kind}")
+            raise CodeError(f"unknown candidate kind {self.kind} (a newer p2pgotg may have "
+                            "made this code: update p2pgotg)")
         if not 1 <= self.port <= 0xFFFF:
             raise CodeError(f"port {self.port} is not in 1..65535")
         object.__setattr__(self, "address", _canonical(self.address))
+        if self.kind == ONION:
+            try:
+                onion_key(self.address)
+            except OnionError as exc:
+                raise CodeError(f"an onion candidate's address: {exc}") from None
+        elif is_onion(self.address):
+            raise CodeError(f"{self.address} is reachable only through Tor, so only an onion "
+                            "candidate may name it")
 
     @property
     def direct(self) -> bool:
-        """A plain connect can reach it (no punching needed)."""
-        return self.kind != PUNCH
+        """A plain connect can reach it (no punching, no Tor needed)."""
+        return self.kind not in (PUNCH, ONION)
 
     def to_bytes(self) -> bytes:
         try:

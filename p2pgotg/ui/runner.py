@@ -40,6 +40,7 @@ from p2pgotg.net.paths import (
 from p2pgotg.net.racing import REPLY_WAIT, prepare_join
 from p2pgotg.net.session import GameSession, Link, Timeouts
 from p2pgotg.net.tls import make_certificate
+from p2pgotg.net.tor import OFF, TorChoice
 from p2pgotg.players.levels import PLAY_DEFAULT
 from p2pgotg.protocol import HOST, JOINER, LocalProtocolError
 from p2pgotg.protocol.peer import Action
@@ -81,6 +82,7 @@ class Launch:
     resume: bool | None = None
     name: str | None = None  # the player's, sent to the other side (SPEC 3.4)
     stun: list[tuple[str, int]] = field(default_factory=list)  # the joiner's STUN servers
+    tor: TorChoice = OFF  # the joiner's tor, for an invite's onion candidate (SPEC 3.8)
 
     def key_for_joining(self, pin: bytes) -> Ed25519PrivateKey:
         if self.join_identity is not None:
@@ -422,7 +424,8 @@ class Controller:
                        f"r (this waits up to {REPLY_WAIT:g} s)")
 
         invite, opener = await prepare_join(code, launch.stun, launch.limits,
-                                            partial(self._note, generation), show_reply)
+                                            partial(self._note, generation), show_reply,
+                                            launch.tor)
         key = launch.key_for_joining(invite.pin)
         config = JoinConfig(key, invite, launch.games, launch.limits,
                             give_up=launch.join_give_up, opener=opener, name=launch.name)
