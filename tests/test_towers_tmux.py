@@ -500,3 +500,66 @@ def _p2pgotg(*args: str) -> list[str]:
 
 def _env(home: Path) -> dict[str, str]:
     return {"P2PGOTG_HOME": str(home), "PATH": "/usr/bin:/bin", "PYTHONPATH": str(ROOT)}
+
+
+@pytest.mark.slow
+def test_two_terminals_play_a_whole_towers_game(tmp_path: Path, tmux: Tmux) -> None:
+    """The README's way between two people: `p2pgotg host --game towers` in one terminal,
+    `p2pgotg join CODE` in another; both play by keys to the end (T22: a colour that has
+    planted all its flags ends it), both screens tell the same result, and `verify` of
+    each player's file says the same."""
+    homes = {"game": tmp_path / "host", "joiner": tmp_path / "joiner"}
+    tmux.start(_command(homes["game"], "host --game towers --bind 127.0.0.1 --ascii"),
+               name="game")
+    code = invite_code(tmux.wait_for("the invite", lambda s: "gg1-" in s, 20))
+    tmux.start(_command(homes["joiner"], f"join {code} --ascii", name="Joiner"),
+               name="joiner")
+    screen = tmux.wait_for("the host's rules", lambda s: "Press a to accept" in s, 20,
+                           on="joiner")
+    assert "Game: Towers" in " ".join(screen.split())
+    tmux.keys("a", to="joiner")
+    ends: dict[str, Screen] = {}
+    turns = 0
+    while len(ends) < 2:
+        turns += 1
+        assert turns < 150, "the game does not end"
+        moved = False
+        for side in ("game", "joiner"):
+            if side in ends:
+                continue
+            screen = read(tmux, side)
+            if screen.over:
+                ends[side] = screen
+            elif screen.my_turn and len(screen.squares) == 25:
+                screen = wait_my_turn(tmux, side)
+                if screen.over:
+                    continue
+                if screen.in_setup():
+                    claim_a_start(tmux, side)
+                else:
+                    play_a_turn(tmux, side)
+                moved = True
+        if not moved:
+            time.sleep(0.2)
+    results = {side: " ".join(s.lines[1:3]) for side, s in ends.items()}
+    for side, result in results.items():
+        assert re.search(r"\(points: Red .*\d+, Blue .*\d+\)", result), ends[side].text
+        assert "placed all its flags" in result or "all 50 layers placed" in result
+    points = {side: re.findall(r"(Red|Blue)\b[^,.]*?(\d+)", r.split("points:")[1])
+              for side, r in results.items()}  # (each names itself "you": the numbers)
+    assert points["game"] == points["joiner"] and len(points["game"]) == 2, results
+    for side in ends:
+        tmux.keys("q", to=side)
+        done = tmux.wait_for("the program to end", lambda s: "EXITED" in s, on=side)
+        assert "EXITED 0" in done and "Traceback" not in done
+    verdicts = []
+    for home in homes.values():
+        files = list((home / "data").rglob("*.gtr"))
+        assert len(files) == 1, files
+        run = subprocess.run(["env", f"PYTHONPATH={ROOT}", "python3", "-m", "p2pgotg",
+                              "verify", str(files[0])], capture_output=True, text=True,
+                             cwd=ROOT, timeout=60)
+        assert run.returncode == 0, run.stdout + run.stderr
+        verdicts.append([line for line in run.stdout.splitlines()
+                         if line.startswith(("game id:", "points:", "verdict:"))])
+    assert len(verdicts[0]) == 3 and verdicts[0] == verdicts[1], verdicts

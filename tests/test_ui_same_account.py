@@ -94,8 +94,9 @@ def test_host_and_join_from_one_account_with_a_pasted_invite(tmp_path: Path) -> 
         tmux.keys("C-q", to="join")
         tmux.wait_for("the question", lambda s: "quit? The game is saved" in s, on="join")
         tmux.keys("y", to="join")
-        screen = tmux.wait_for("the joiner gone", lambda s: "quit. The game is saved" in s,
-                               20, on="host")
+        screen = tmux.wait_for("the joiner gone, and the countdown to the claim",
+                               lambda s: "quit. The game is saved" in s
+                               and "claimed for you" in " ".join(s.split()), 20, on="host")
         flat = " ".join(screen.split())
         assert "claimed for you" in flat and "SSL" not in flat and "EOF" not in flat
 

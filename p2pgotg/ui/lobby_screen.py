@@ -6,6 +6,7 @@ from __future__ import annotations
 import ipaddress
 import textwrap
 
+from p2pgotg.games import module_of
 from p2pgotg.net.session import Link
 from p2pgotg.protocol import JOINER
 from p2pgotg.ui.board import Fragments
@@ -138,7 +139,8 @@ def body(state: AppState) -> Fragments:
     if state.mode is Mode.BOT:
         out.append(("", (" Setting up a game against the bot over a real TLS connection "
                          "on\n this computer, with the full protocol...\n\n")))
-    if options is not None:
+    if options is not None:  # (a joiner learns the game from the host's offer)
+        out += _labelled("Game", module_of(options).title, columns() - 2)
         who = "The host proposes these rules" if state.mode is Mode.JOIN else "Rules"
         out += _labelled(who, options.describe(), columns() - 2)
     width = columns() - 2
