@@ -660,6 +660,9 @@ async def test_joiners_that_never_move_lose_their_slots_at_the_action_limit(tmp_
                 s.peer.phase is Phase.PLAY for s in squatters))
             full = await ask_for_a_game(invite)  # both slots are held right now
             await wait_for(lambda: all(s.done for s in squatters))
+            # (the host books the lapse when its side of the game ends, which a loaded
+            # machine can put after the joiner has seen the claim)
+            await wait_for(lambda: len(host.ended) == 2)
             again = await ask_for_a_game(invite, source="127.0.0.2")
             game = await join_game(joiner(invite, tmp_path / "joiner"), bot_until(1))
         host.stop.set()

@@ -18,7 +18,7 @@ from p2pgotg.net.errors import ConnectFailedError
 from p2pgotg.net.invite import NAT_SYMMETRIC, NAT_UNKNOWN, Invite
 from p2pgotg.net.racing import JoinReach, race, through_tor
 from p2pgotg.net.reach import ReachOptions, offer
-from p2pgotg.net.session import Limits, SessionError
+from p2pgotg.net.session import SessionError, Timeouts
 from p2pgotg.net.tls import make_certificate, public_key_pin, serve_tls, server_context
 from p2pgotg.net.tor import INSTALL, TorChoice, TorFailed, TorMissing, TorUse
 from p2pgotg.net.tor_link import TorControl
@@ -360,7 +360,7 @@ async def test_a_joiner_that_connects_directly_never_starts_tor(tmp_path, monkey
                        pin, SECRET, NAT_SYMMETRIC)
     reach = JoinReach(tor=TorUse(TorChoice("auto"), tmp_path / "data", tmp_path / "config"))
     said, say = statuses()
-    stream = await race(invite, reach, Limits(), say)
+    stream = await race(invite, reach, Timeouts(), say)
     await stream.aclose()
     await trio.sleep(0.6)  # (past the onion attempt's head start, had it not been cancelled)
     assert not marker.exists() and not any("tor" in s for s in said)
@@ -378,7 +378,7 @@ async def test_a_joiner_without_tor_is_told_what_to_install_and_what_else_to_do(
         reach = JoinReach(tor=TorUse(TorChoice("auto"), tmp_path / "d", tmp_path / "c"))
         said, say = statuses()
         with pytest.raises(raised) as info:
-            await race(invite, reach, Limits(), say)
+            await race(invite, reach, Timeouts(), say)
         assert f"the host can also be reached through Tor, but tor is not installed: " \
                f"{INSTALL}" in said
         text = str(info.value)

@@ -1,7 +1,6 @@
-"""A private Tor network in the test bed of netbed.py, and a second home behind a symmetric
-NAT, so that two homes with no direct path between them can play through Tor.
+"""A private Tor network in the test bed of netbed.py, where homes B and E (each behind a
+symmetric NAT) have no direct path between them and can play through Tor.
 
-    home E  10.14.5.0/24  hE      symmetric NAT (masquerade fully-random), as home B
     Tor     11.0.14.21-25 in inet 3 directory authorities and 2 relays, TestingTorNetwork
                                   (chutney's way: short voting intervals, every relay a
                                   guard and an onion service directory, reachability
@@ -29,12 +28,11 @@ import subprocess
 import time
 from pathlib import Path
 
-from netbed import WAN_NET, Bed, _router_rules
+from netbed import WAN_NET, Bed
 
 TOR_NET = [f"{WAN_NET}.{21 + i}" for i in range(5)]
 AUTHORITIES = 3
 OR_PORT, DIR_PORT = 5000, 7000
-HOME_E = ("10.14.5", f"{WAN_NET}.15")  # (LAN prefix, the router's WAN address)
 CONTROL_PORT, SOCKS_PORT = 9051, 9050  # where a home's own tor listens (client())
 
 _COMMON = """TestingTorNetwork 1
@@ -74,28 +72,12 @@ class TorBed(Bed):
         self.authority_lines: list[str] = []
         self.tor_dirs: list[Path] = []
 
-    # -- building: home E joins the WAN hub before it starts ------------------------------
+    # -- building: the Tor network's addresses on the internet's side of the hub ---------
 
     def _start_hub(self, ports: list[str]) -> None:
-        lan, wan_ip = HOME_E
-        self._add_ns("rE")
-        self._link("rE", "wan", "wan", "pE")
-        self._full_checksums("rE", "wan")
-        self._addr("rE", "wan", f"{wan_ip}/24")
-        self.sh("ip", "-n", self.ns("rE"), "route", "add", "default", "via", f"{WAN_NET}.1")
-        self.sh("ip", "-n", self.ns("rE"), "link", "add", "name", "lan", "type", "bridge")
-        self.sh("ip", "-n", self.ns("rE"), "link", "set", "lan", "up")
-        self._addr("rE", "lan", f"{lan}.1/24")
-        self.sh("sysctl", "-qw", "net.ipv4.ip_forward=1", ns="rE")
-        self.sh("nft", "-f", "-", ns="rE", input=_symmetric_router())
-        self._add_ns("hE")
-        self._link("hE", "eth0", "rE", "l2")
-        self.sh("ip", "-n", self.ns("rE"), "link", "set", "l2", "master", "lan")
-        self._addr("hE", "eth0", f"{lan}.2/24")
-        self.sh("ip", "-n", self.ns("hE"), "route", "add", "default", "via", f"{lan}.1")
         for ip in TOR_NET:
             self._addr("inet", "eth0", f"{ip}/24")
-        super()._start_hub([*ports, "pE"])
+        super()._start_hub(ports)
 
     # -- the Tor network ------------------------------------------------------------------
 
@@ -240,11 +222,6 @@ def _configuration(path: Path) -> str:
         else:
             out.append(line)
     return "\n".join(out)
-
-
-def _symmetric_router() -> str:
-    """netbed's router rules for a symmetric NAT without port mapping."""
-    return _router_rules(symmetric=True, upnp=False)
 
 
 def tools_missing() -> list[str]:
