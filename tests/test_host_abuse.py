@@ -29,9 +29,11 @@ from p2pgotg.net.admission import AdmissionLimits, source_of
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import HEADER, FramedChannel, encode_frame
 from p2pgotg.net.hosting import INVITE_TAKEN, PREGAME_WORDS, HostConfig, host_game
+from p2pgotg.net.hosting import Hosting as MultiHosting
+from p2pgotg.net.hosting import HostStats as MultiHostStats
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import PIN_MISMATCH_WORDS, join_game
-from p2pgotg.net.multihost import ACTION_LIMIT, FULL, MultiHosting, MultiHostStats, host_many
+from p2pgotg.net.multihost import ACTION_LIMIT, FULL, host_many
 from p2pgotg.net.seat import drive_async
 from p2pgotg.net.session import (
     GameSession,
@@ -805,3 +807,27 @@ async def test_the_one_game_host_gives_its_invite_to_the_game_whose_toss_is_made
         nursery.cancel_scope.cancel()
     assert first == "coin"
     assert again == {"ctl": "error", "v": 1, "reason": INVITE_TAKEN}
+
+
+async def test_a_new_game_hi_naming_our_hello_is_a_bad_greeting(tmp_path):
+    """SPEC 3.4: a `hi` for a new game with a `first` that is not nil names no hello and is
+    refused as a bad greeting, even when `first` is our hello's hash: the one-game host let
+    it in (and gave the game awaiting its joiner's hello to a new one) before it took its
+    decisions from the many-game host's rules."""
+    cfg = config(tmp_path / "host")
+    async with trio.open_nursery() as nursery:
+        hosting = await nursery.start(lambda task_status: host_game(
+            cfg, bot_runner(5), task_status=task_status))
+        invite = Invite.decode(hosting.invites[0])
+        with trio.fail_after(SAFETY):
+            first_joiner = await tls_channel(invite)
+            await first_joiner.send(frames.hi(invite.secret, None, 0))
+            frames.expect_kind(await first_joiner.receive(), "ok")
+            ours = Envelope.decode(await first_joiner.receive()).hash  # the host's hello
+            await first_joiner.aclose()
+            other = await tls_channel(invite)
+            await other.send(frames.hi(invite.secret, None, 0, ours))
+            answer = frames.fields(await other.receive())
+            await other.aclose()
+        nursery.cancel_scope.cancel()
+    assert answer == {"ctl": "error", "v": 1, "reason": "bad greeting"}

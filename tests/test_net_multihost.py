@@ -25,9 +25,11 @@ from hostkit import FAST, SAFETY, assert_clean, joiner
 from p2pgotg.games import replay
 from p2pgotg.net.bot_worker_client import open_bot_worker
 from p2pgotg.net.hosting import HostConfig
+from p2pgotg.net.hosting import Hosting as MultiHosting
+from p2pgotg.net.hosting import HostStats as MultiHostStats
 from p2pgotg.net.invite import Invite
 from p2pgotg.net.joining import join_game
-from p2pgotg.net.multihost import FULL, MultiHosting, MultiHostStats, host_many
+from p2pgotg.net.multihost import FULL, host_many
 from p2pgotg.net.seat import drive
 from p2pgotg.net.session import GameSession, SessionError, Timeouts
 from p2pgotg.net.tls import make_certificate
@@ -303,12 +305,15 @@ async def test_a_resent_joiner_hello_finds_its_game_among_several_waiting(tmp_pa
     when one game waits (issue 13: another holder of the invite must not take it over); a
     `first` of no game of ours finds nothing."""
     from p2pgotg.games.gotg.peer import GotgPeer as Peer
-    from p2pgotg.net.multihost import _Game, _MultiHost
+    from p2pgotg.net.host_policy import HostPolicy, Resume, TossBound, decide
+    from p2pgotg.net.hosting import Host, _Game
     from p2pgotg.protocol import HOST
+    from p2pgotg.protocol.control import Hi
 
     host = ManyHost(tmp_path, max_games=4)
-    multi = _MultiHost(host.config, lambda n: bot_runner(n), 4, None, host.statuses.append,
-                       host.on_game_end)
+    multi = Host(host.config, lambda n: bot_runner(n),
+                 HostPolicy(max_games=4, games_total=None, toss_bound=TossBound.KEY),
+                 on_status=host.statuses.append, on_game_end=host.on_game_end)
     for number in (1, 2, 3):
         peer = Peer(HOST, Ed25519PrivateKey.generate(), bytes(32), RuleOptions())
         session = GameSession(peer, tmp_path / str(number), multi.join_secret, FAST)
@@ -316,13 +321,18 @@ async def test_a_resent_joiner_hello_finds_its_game_among_several_waiting(tmp_pa
         multi.games.append(_Game(number, session))
     hello_hash = {g.number: g.session.peer.flow.senders[HOST].hashes[0] for g in multi.games}
     unknown_id = bytes(range(32))
+
+    def found(first: bytes | None) -> int | None:
+        decision = decide(Hi(multi.join_secret, unknown_id, 0, first), multi.state(""),
+                          multi.policy)
+        return decision.number if isinstance(decision, Resume) else None
+
     for number in (1, 2, 3):
-        found = multi._find(unknown_id, hello_hash[number])
-        assert found is not None and found.number == number
-    assert multi._find(unknown_id) is None  # three wait: which one is it?
-    assert multi._find(unknown_id, bytes(32)) is None
+        assert found(hello_hash[number]) == number
+    assert found(None) is None  # three wait: which one is it?
+    assert found(bytes(32)) is None
     multi.games = multi.games[1:2]
-    assert multi._find(unknown_id) is None  # (only the joiner we admitted knows `first`)
+    assert found(None) is None  # (only the joiner we admitted knows `first`)
 
 
 def p2pgotg(home: Path, *args: str, out: Path) -> subprocess.Popen:

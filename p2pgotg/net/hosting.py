@@ -1,20 +1,30 @@
-"""The host: listen (IPv4 and IPv6), print invite codes, admit one joiner, play, resume.
+"""The host: listen (IPv4 and IPv6), print invite codes, admit joiners, play, resume.
 
-The join secret and the TLS key pin are in the invite; a joiner must know both. One game at
-a time: a second joiner is told the host is busy. When the joiner drops, the host keeps
-listening; the same joiner (same secret, same game id) picks the game up where it was.
-Strangers are bounded before admission (`admission`), and a game must begin (both hellos)
-within the pre-game limit of its first connection.
+One engine, `Host`, serves one game or many; what differs is its `HostPolicy`
+(`host_policy`, which also decides every `hi`): the one-game host (`host_game`) plays its
+invite's game to its end, the many-game host (`multihost.host_many`) plays up to
+`max_games` at once from one invite. The join secret and the TLS key pin are in the
+invite; a joiner must know both. When a joiner drops, the host keeps listening; the same
+joiner (same secret, same game id) picks its game up where it was, and its new connection
+replaces a stale one (SPEC 3.4).
+
+Each game has its own `GameSession`, transcript file and seat. Its slot is free once its
+verdict is known or a broken rule ended it; the game ends when its session is finished
+(settled), when the joiner of a done game stays away (its last goodbye was lost), or when
+the joiner of a game in progress stays away past the abandonment limit (the game is
+claimed). A game that has not begun (no joiner hello) within the pre-game limit of its
+first connection is dropped; strangers are bounded before admission (`admission`). A game
+whose transcript cannot be written stops alone; the others go on.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hmac
 import math
 import secrets
+from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -22,6 +32,7 @@ from typing import Any
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pgotg.crypto import equal
 from p2pgotg.games import module_of
 from p2pgotg.net import rendezvous
 from p2pgotg.net._stream import abort_on_close
@@ -35,7 +46,16 @@ from p2pgotg.net.admission import (
 )
 from p2pgotg.net.errors import NetError
 from p2pgotg.net.framing import FramedChannel
-from p2pgotg.net.games import resume_session, unfinished_games
+from p2pgotg.net.games import SavedGame, resume_session, unfinished_games
+from p2pgotg.net.host_policy import (
+    INVITE_TAKEN,
+    HeldGame,
+    HostPolicy,
+    HostState,
+    NewGame,
+    Refuse,
+    decide,
+)
 from p2pgotg.net.invite import Invite, reachable_addresses
 from p2pgotg.net.pake_link import ShortCodeGate, is_pake_frame
 from p2pgotg.net.player_name import shown_name
@@ -57,7 +77,17 @@ from p2pgotg.net.tls import (
     server_context,
 )
 from p2pgotg.protocol import HOST, JOINER, control
+from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.protocol.wire import WireError
 from p2pgotg.reach.tor_onion import game_seed
+
+__all__ = ["INVITE_TAKEN", "PREGAME_WORDS", "Host", "HostConfig", "HostStats", "Hosting",
+           "SeatFactory", "host_game"]
+
+SeatFactory = Callable[[int], SeatRunner]
+"""Given a game's number (1, 2, ... in the order games start), the seat that plays it."""
+
+PREGAME_WORDS = "the game did not begin in time (no hello from the joiner): connection dropped"
 
 
 @dataclass
@@ -70,7 +100,7 @@ class HostConfig:
     port: int = 0
     bind: str | None = None
     limits: Timeouts = field(default_factory=Timeouts)
-    resume: bool = True  # pick up our unfinished hosted game, if there is one
+    resume: bool = True  # pick up our unfinished hosted games, if there are any
     resume_from: Path | None = None  # that one (the player chose it), else the newest
     name: str | None = None  # ours, sent in `ok` (SPEC 3.4): a label the joiner shows
     reach: ReachOptions | None = None  # None: LAN invite codes only (SPEC 3.3, version 1)
@@ -79,12 +109,28 @@ class HostConfig:
 
 @dataclass
 class Hosting:
-    """What `host_game` reports through `task_status.started`: the invite codes."""
+    """What a host reports through `task_status.started`: the invite codes."""
 
     port: int
     invites: list[str]
     short_code: str | None = None  # announced on the LAN (SPEC 3.7)
     notes: list[str] = field(default_factory=list)  # what the host found about its network
+    resumed: int = 0  # unfinished games picked up from disk
+
+
+@dataclass
+class HostStats:
+    """Counts over the host's run (what `Host.run` returns)."""
+
+    started: int = 0  # new games admitted
+    resumed: int = 0  # unfinished games picked up from disk at the start
+    finished: int = 0  # games that ended (finished, or claimed by abandonment)
+    dropped: int = 0  # games given up before they had an id (nothing was saved)
+    refused_full: int = 0  # new joiners turned away because max_games were in progress
+    refused: int = 0  # every other refusal (wrong secret, unknown game, bad greeting...)
+    late: int = 0  # games dropped because they did not begin within the pre-game limit
+    halted: int = 0  # games stopped because their transcript could not be written
+    stalled: int = 0  # games claimed because their joiner made no progress (SPEC 3.6)
 
 
 async def host_game(
@@ -96,214 +142,16 @@ async def host_game(
     on_short_code: Callable[[str], None] = lambda code: None,
     task_status: trio.TaskStatus[Hosting] = trio.TASK_STATUS_IGNORED,
 ) -> GameSession:
-    """Host one game to its end (verdict or violation) and return its session.
-    ``on_invite`` gets a new invite code for the same game when the one reported at the
-    start no longer reaches us (our public mapping moved: SPEC 3.8); ``on_short_code`` the
-    LAN short code as soon as it is announced, before the invite is ready (SPEC 3.7)."""
-    fingerprint = certificate_fingerprint(config.tls_cert)
-    pin = public_key_pin(config.tls_cert)
-    session: GameSession | None = None
-    join_secret = secrets.token_bytes(16)
-    listen_port = config.port
-    if config.resume:
-        saved = unfinished_games(config.save_dir, HOST, config.key)
-        if config.resume_from is not None:
-            saved = [game for game in saved if game.path == config.resume_from]
-        if saved and saved[0].join_secret is not None:
-            session = resume_session(saved[0], config.key, fingerprint, config.limits)
-            session.on_claim = on_status
-            join_secret = saved[0].join_secret
-            if not listen_port and saved[0].port:
-                listen_port = saved[0].port  # so that the joiner's invite still reaches us
-            on_status(f"resuming the unfinished game saved in {saved[0].path.name}")
-    if session is not None:
-        session.link = Link.RECONNECTING  # the joiner is away at least since we stopped
-        session.away_since = trio.current_time()
-    bound_port = [0]
-    begin_by = [math.inf]  # when the game in its pre-game phase must have begun
-    strangers = Gate(config.admission)  # (connections not yet admitted)
-    live: list[LiveConnection] = []  # the joiner's connection, while there is one
-    finished = trio.Event()
-    gates: list[ShortCodeGate] = []  # the short code's, from the moment it is shown
+    """Host one game to its end (verdict or violation) and return its session: the one-game
+    policy. ``on_invite`` gets a new invite code for the same game when the one reported at
+    the start no longer reaches us (our public mapping moved: SPEC 3.8); ``on_short_code``
+    the LAN short code as soon as it is announced, before the invite is ready (SPEC 3.7)."""
+    host = Host(config, lambda number: run_seat, HostPolicy(), on_status=on_status,
+                on_invite=on_invite, on_short_code=on_short_code)
+    await host.run(task_status=task_status)
+    assert host.last is not None
+    return host.last
 
-    async def handler(stream: trio.SSLStream, ticket: Ticket) -> None:
-        nonlocal session
-        channel = FramedChannel(stream, keepalive_interval=config.limits.keepalive,
-                                silence_timeout=config.limits.silence)
-        try:
-            with trio.fail_at(min(trio.current_time() + config.limits.handshake,
-                                  ticket.pregame_deadline)):
-                first = await channel.receive()
-                gate = gates[0] if gates else None
-                if is_pake_frame(first):
-                    if gate is None:
-                        raise SessionError("this host has no short code: use its invite code")
-                    first = await gate.admit(channel, first, config.limits.handshake)
-                hi = expect(first, control.Hi)
-        except (trio.TooSlowError, NetError, SessionError) as exc:
-            reason = ("no greeting in time" if isinstance(exc, trio.TooSlowError)
-                      else lost_words(exc) if isinstance(exc, NetError) else str(exc))
-            on_status(f"a connection was refused: {reason}")
-            await refuse(channel, f"no valid greeting: {reason}")
-            return
-        wanted, have = hi.game, hi.have
-        if not hmac.compare_digest(hi.secret, join_secret):
-            on_status("a joiner with a wrong join secret was refused")
-            await refuse(channel, "wrong join secret: check the invite code")
-            return
-        ticket.release()  # (admitted: no longer counts among the strangers)
-        if (session is not None and have > session.sent_count) \
-                or not first_hello_matches(session, hi.first, wanted):
-            # (a `have` beyond what we sent, or a `first` that is not our hello: refused,
-            # this connection only; the game is untouched, SPEC 3.4)
-            await refuse(channel, "bad greeting")
-            return
-        if finished.is_set():
-            await refuse(channel, "this game is over")
-            return
-        gid = session.peer.flow.game_id if session else None
-        if gid is not None:
-            if wanted is None:  # someone with the invite but not our game: a second joiner,
-                # or ours asking for a fresh coin toss (SPEC 3.4: the invite is this game's)
-                on_status("a joiner asking for a new game was refused: a game is in progress")
-                await refuse(channel, INVITE_TAKEN)
-                return
-            if wanted != gid:
-                await refuse(channel, "this host does not have that game (it may be over)")
-                return
-        elif wanted is not None and not (session is not None and awaits_joiner_hello(session)):
-            await refuse(channel, "this host does not have that game (it may be over)")
-            return
-        # From here the joiner is admitted: our game (wanted == gid), our game before the
-        # joiner's hello reached us (wanted set, gid None), or a new game (both None).
-        new_game = wanted is None
-        if live:
-            if new_game:
-                on_status("a second joiner was refused: a game is in progress")
-                await refuse(channel, "this host is already playing a game with someone "
-                              "else")
-                return
-            # Our joiner is back on a new connection while we still hold its old one (a
-            # drop we have not noticed yet): the old one is stale, the new one wins.
-            on_status("the other player reconnected: dropping the old connection")
-            old = live[0]
-            old.scope.cancel()
-            await old.gone.wait()
-            if live or finished.is_set():
-                await refuse(channel, "this host is busy with another connection")
-                return
-        if new_game:
-            peer = module_of(config.options).peer(HOST, config.key, fingerprint,
-                                                  config.options)
-            session = GameSession(peer, config.save_dir, join_secret, config.limits,
-                                  listen_port=bound_port[0], on_claim=on_status,
-                                  own_name=config.name)
-            begin_by[0] = ticket.pregame_deadline
-            have = 0
-        assert session is not None
-        current = session
-        current.note_peer_name(shown_name(hi.name))
-        me = LiveConnection(trio.CancelScope(), trio.Event())
-        live.append(me)
-        lift = before_the_game(current, me.scope, begin_by[0], nursery)
-        try:
-            hellos = current.peer.flow.senders[HOST].hashes
-            held = current.peer.received_count()
-            try:
-                await current.durable()  # (what we say we hold must survive a crash)
-                await channel.send(control.encode(control.Ok(
-                    game=current.peer.flow.game_id, have=held,
-                    first=hellos[0] if hellos else None, name=config.name,
-                    rules=current.peer.flow.GAME)))
-            except NetError:
-                return
-            if new_game:
-                current.perform(lambda p: p.start())
-                nursery.start_soon(run_seat, current)
-            on_status("the other player is connected")
-            with me.scope:
-                await current.run_connection(channel, have)
-        except (NetError, SessionError) as exc:
-            if isinstance(exc, NetError):  # (lost: its addresses may be punched again)
-                abort_on_close(stream)
-            on_status(lost_words(exc, current))
-        finally:
-            lift.cancel()
-            live.remove(me)
-            me.gone.set()
-        await refuse_if_too_late(me.scope, channel, on_status)
-        if current.finished or current.halted:
-            finished.set()
-
-    try:
-        async with trio.open_nursery() as nursery:
-            if session is not None:
-                nursery.start_soon(run_seat, session)
-            context = server_context(config.tls_cert, config.tls_key)
-            listeners = await nursery.start(serve_admission, handler, context, listen_port,
-                                            config.bind, strangers, on_status)
-            port = bound_port[0] = listening_port(listeners)
-            if config.reach is not None:
-
-                async def accept_punched(tcp: trio.SocketStream) -> None:
-                    ticket = strangers.enter(peer_address(tcp))
-                    if ticket is None:
-                        tcp.socket.close()
-                        return
-                    await serve_one(tcp, ticket, handler, context)
-
-                def joiner_away() -> bool:
-                    return (session is not None and session.peer.flow.game_id is not None
-                            and not live and not finished.is_set() and not session.finished)
-
-                def short_code_up(code: str, gate: ShortCodeGate) -> None:
-                    gates.append(gate)  # (before anyone can read the code)
-                    on_short_code(code)
-
-                found = await nursery.start(partial(
-                    offer, config.reach, port, config.bind, pin, join_secret, fingerprint,
-                    accept_punched, on_status=on_status, on_invite=on_invite,
-                    on_short_code=short_code_up, away=joiner_away,
-                    onion_seed=game_seed(config.key.private_bytes_raw(), join_secret)))
-                task_status.started(Hosting(port, [found.invite], found.short_code,
-                                            found.notes))
-            else:
-                invites = [Invite(address, port, pin, join_secret).encode()
-                           for address in reachable_addresses(config.bind)]
-                task_status.started(Hosting(port, invites))
-            poll = min(1.0, max(0.05, config.limits.abandon / 4))
-            while not finished.is_set():
-                with trio.move_on_after(poll):
-                    await finished.wait()
-                if session is None or live:
-                    continue
-                if session.finished or session.halted:
-                    finished.set()
-                elif session.done and session.verdict is not None \
-                        and session.verdict.audit_complete and session.away_since is not None \
-                        and trio.current_time() - session.away_since > config.limits.linger:
-                    finished.set()  # (a clean end: we hold all we need, and the joiner did not
-                    # come back for our last messages while it could have)
-                elif session.peer.flow.game_id is not None:
-                    # (before the game has an id nothing is saved: wait for a joiner as at
-                    # first)
-                    now = trio.current_time()
-                    session.claim_overdue(now)  # (deadlines run while it is away)
-                    if session.away_too_long(now):
-                        finished.set()
-            nursery.cancel_scope.cancel()
-    except BaseExceptionGroup as group:  # a ListenError, say: raised as itself, not a group
-        raise unwrap(group) from None
-    finally:  # (cancelled too: the transcript file is closed, never left open)
-        if session is not None:
-            session.close()
-            if config.reach is not None and session.finished:  # (nothing to punch back to)
-                rendezvous.forget(config.reach.data_dir, join_secret, HOST)
-    assert session is not None
-    return session
-
-
-# -- shared with the many-game host (multihost.py) ------------------------------------------
 
 @dataclass
 class LiveConnection:
@@ -313,31 +161,493 @@ class LiveConnection:
     gone: trio.Event
 
 
+@dataclass(eq=False)
+class _Game:
+    number: int
+    session: GameSession
+    live: LiveConnection | None = None
+    slot: bool = True  # it counts against max_games (until its verdict is known)
+    ended: bool = False  # over for good: finished, abandoned or dropped
+    begin_by: float = math.inf  # its hellos must be in by then (SPEC 3.4, pre-game limit)
+    source: str = ""  # where its first connection came from (`admission.source_of`)
+    connected_at: float = 0.0  # when its current connection (`live`) opened
+    wake: trio.Event = field(default_factory=trio.Event)
+
+    def __post_init__(self) -> None:
+        self.session.on_done = self.poke  # (its watcher frees the slot at once)
+
+    def poke(self) -> None:
+        self.wake.set()
+        self.wake = trio.Event()
+
+    def held(self) -> HeldGame:
+        """What `host_policy.decide` reads of this game."""
+        session = self.session
+        flow = session.peer.flow
+        hellos = flow.senders[HOST].hashes
+        return HeldGame(
+            number=self.number, game_id=flow.game_id,
+            host_hello=hellos[0] if hellos else None, sent=session.sent_count,
+            awaits_joiner_hello=awaits_joiner_hello(session), connected=self.live is not None,
+            in_progress=self.slot, ended=self.ended, failed=session.peer.failed is not None,
+            halted=session.halted, source=self.source)
+
+
+class Host:
+    """Listens, admits joiners by `host_policy.decide`, and supervises each game."""
+
+    def __init__(self, config: HostConfig, seats: SeatFactory, policy: HostPolicy, *,
+                 on_status: Callable[[str], None] = lambda s: None,
+                 on_game_end: Callable[[int, GameSession], None] = lambda n, s: None,
+                 on_invite: Callable[[str], None] = lambda code: None,
+                 on_short_code: Callable[[str], None] = lambda code: None) -> None:
+        self.config = config
+        self.seats = seats
+        self.policy = policy
+        self.on_status = on_status
+        self.on_game_end = on_game_end
+        self.on_invite = on_invite
+        self.on_short_code = on_short_code
+        #: Each game's limits: the host's, with the policy's limit on any one owed action.
+        self.limits = config.limits if policy.action_limit is None else replace(
+            config.limits, action=policy.action_limit)
+        # source -> until when it starts no new game (a game of its lapsed), oldest first
+        self.cooling: OrderedDict[str, float] = OrderedDict()
+        self.fingerprint = certificate_fingerprint(config.tls_cert)
+        self.join_secret = secrets.token_bytes(16)
+        self.listen_port = config.port
+        self.games: list[_Game] = []  # every game not yet closed (in progress or lingering)
+        self.numbers = 0
+        self.stats = HostStats()
+        self.last: GameSession | None = None  # the game that ended last
+        self.enough = trio.Event()  # games_total games have ended, or told to stop
+        self.nursery: trio.Nursery | None = None
+        self.strangers = Gate(config.admission)  # (connections not yet admitted)
+        self.gates: list[ShortCodeGate] = []  # the short code's, from the moment it is shown
+        limits = config.limits
+        # A finished game's file stays open this long, for a joiner that missed our bye.
+        self.linger = limits.linger
+        # A game whose joiner left before the game had an id is dropped after this long.
+        self.pending_timeout = limits.handshake + limits.retry[1]
+        self.poll = min(1.0, max(0.05, limits.abandon / 4))
+
+    def status(self, game: _Game | None, text: str) -> None:
+        """A line for the host's operator; the many-game host says which game."""
+        self.on_status(f"game {game.number}: {text}" if game and self.policy.many else text)
+
+    # -- resuming saved games --------------------------------------------------------------
+
+    def resume_saved(self) -> list[_Game]:
+        """Our unfinished hosted games that share the newest one's join secret (they were
+        hosted together, by one run of this host, so one invite reaches them all); the
+        one-game host takes the newest only (or the one the player chose)."""
+        config = self.config
+        saved = [s for s in unfinished_games(config.save_dir, HOST, config.key)
+                 if s.join_secret is not None
+                 and config.resume_from in (None, s.path)]
+        if not saved:
+            return []
+        secret = saved[0].join_secret
+        assert secret is not None
+        self.join_secret = secret
+        if not self.listen_port and saved[0].port:
+            self.listen_port = saved[0].port  # so that the joiners' invite still reaches us
+        same = [s for s in saved if s.join_secret is not None and equal(s.join_secret, secret)]
+        return [self._resume(found) for found in same[:None if self.policy.many else 1]]
+
+    def _resume(self, found: SavedGame) -> _Game:
+        session = resume_session(found, self.config.key, self.fingerprint, self.limits)
+        session.link = Link.RECONNECTING  # the joiner is away at least since we stopped
+        session.away_since = trio.current_time()
+        game = self._add(session)
+        self.stats.resumed += 1
+        self.status(game, f"resuming the unfinished game saved in {found.path.name}")
+        return game
+
+    def _add(self, session: GameSession, **fields: Any) -> _Game:
+        self.numbers += 1
+        game = _Game(self.numbers, session, **fields)
+        session.on_claim = partial(self.status, game)
+        self.games.append(game)
+        return game
+
+    # -- admission ---------------------------------------------------------------------------
+
+    def state(self, source: str) -> HostState:
+        """What `decide` needs of this host, for a `hi` from `source`."""
+        admission = self.config.admission
+        return HostState(
+            self.join_secret, tuple(game.held() for game in self.games), source,
+            cooling=max(0.0, self.cooling.get(source, 0.0) - trio.current_time()),
+            cooldown=admission.lapse_cooldown, stopping=self.enough.is_set(),
+            pregame_per_source=admission.pregame_per_source,
+            games_per_source=admission.games_per_source)
+
+    async def handler(self, stream: trio.SSLStream, ticket: Ticket) -> None:
+        limits = self.config.limits
+        channel = FramedChannel(stream, keepalive_interval=limits.keepalive,
+                                silence_timeout=limits.silence)
+        hi = await self._greeting(channel, ticket)
+        if hi is None:
+            return
+        decision = decide(hi, self.state(ticket.address), self.policy)
+        if isinstance(decision, Refuse):
+            await self._refuse(channel, decision)
+            return
+        ticket.release()  # (admitted: no longer counts among the strangers)
+        if isinstance(decision, NewGame):
+            game = self._new_game(ticket, decision.replaces)
+        else:
+            found = next(g for g in self.games if g.number == decision.number)
+            if not await self._replace_stale(found):
+                await self._refuse(channel, Refuse("this host is busy with another "
+                                                   "connection"))
+                return
+            game = found
+        await self._play(game, channel, hi)
+
+    async def _greeting(self, channel: FramedChannel, ticket: Ticket) -> control.Hi | None:
+        """The joiner's `hi` (after the short code's PAKE, when it came by one); None when
+        it was refused for want of a valid one in time."""
+        limits = self.config.limits
+        try:
+            with trio.fail_at(min(trio.current_time() + limits.handshake,
+                                  ticket.pregame_deadline)):
+                first = await channel.receive()
+                if is_pake_frame(first):
+                    if not self.gates:
+                        raise SessionError("this host has no short code: use its invite code")
+                    first = await self.gates[0].admit(channel, first, limits.handshake)
+                return expect(first, control.Hi)
+        except (trio.TooSlowError, NetError, SessionError) as exc:
+            reason = ("no greeting in time" if isinstance(exc, trio.TooSlowError)
+                      else lost_words(exc) if isinstance(exc, NetError) else str(exc))
+            await self._refuse(channel, Refuse(f"no valid greeting: {reason}",
+                                               f"a connection was refused: {reason}"))
+            return None
+
+    async def _refuse(self, channel: FramedChannel, refusal: Refuse) -> None:
+        if refusal.full:
+            self.stats.refused_full += 1
+        else:
+            self.stats.refused += 1
+        if refusal.note is not None:
+            self.status(None, refusal.note)
+        await refuse(channel, refusal.reason)
+
+    async def _replace_stale(self, game: _Game) -> bool:
+        """Our joiner is back on a new connection while we still hold its old one (a drop we
+        have not noticed yet): the old one is stale, the new one wins. False when another
+        connection took the game meanwhile, or the game is gone."""
+        if game.live is not None:
+            self.status(game, "the other player reconnected: dropping the old connection")
+            old = game.live
+            old.scope.cancel()
+            await old.gone.wait()
+            if game.live is not None or game not in self.games:
+                return False
+        if not game.slot and not game.ended and not game.session.done:
+            game.slot = True  # back in progress (an existing game: even beyond max_games)
+        return True
+
+    def _new_game(self, ticket: Ticket, replaces: tuple[int, ...]) -> _Game:
+        for old in self.games:
+            if old.number in replaces:  # (never begun, its joiner gone: given up for this)
+                old.ended = True
+                old.poke()
+        config = self.config
+        peer = module_of(config.options).peer(HOST, config.key, self.fingerprint,
+                                              config.options)
+        session = GameSession(peer, config.save_dir, self.join_secret, self.limits,
+                              listen_port=self.listen_port, own_name=config.name)
+        game = self._add(session, begin_by=ticket.pregame_deadline, source=ticket.address)
+        self.stats.started += 1
+        assert self.nursery is not None
+        self.nursery.start_soon(self._supervise, game)
+        return game
+
+    async def _play(self, game: _Game, channel: FramedChannel, hi: control.Hi) -> None:
+        session = game.session
+        new = not session.peer.flow.hellos
+        session.note_peer_name(shown_name(hi.name))
+        me = LiveConnection(trio.CancelScope(), trio.Event())
+        game.live, game.connected_at = me, trio.current_time()
+        assert self.nursery is not None
+        lift = before_the_game(session, me.scope, game.begin_by, self.nursery)
+        refusal = ""
+        try:
+            if not await self._admit(session, channel):
+                return
+            if new:
+                session.perform(lambda p: p.start())
+            self.status(game, "the other player is connected")
+            with me.scope:
+                await session.run_connection(channel, 0 if new else hi.have,
+                                             screen=partial(self._one_game_per_key, game))
+        except _SecondGame as exc:
+            self.stats.refused += 1
+            self.status(game, f"the joiner was refused: its key has game {exc.number} here, "
+                        "unfinished")
+            refusal = str(exc)
+        except (NetError, SessionError) as exc:
+            if isinstance(exc, NetError):  # (lost: its addresses may be punched again)
+                abort_on_close(channel.stream)
+            if not session.halted:  # (a halted game's one line comes when it ends)
+                self.status(game, lost_words(exc, session))
+        finally:
+            lift.cancel()
+            if not session.finished and session.away_since is None:
+                session.away_since = trio.current_time()  # (the ok never got out)
+            game.live = None
+            me.gone.set()
+            game.poke()
+        if refusal:
+            await refuse(channel, refusal)
+        await refuse_if_too_late(me.scope, channel, partial(self.status, game))
+
+    async def _admit(self, session: GameSession, channel: FramedChannel) -> bool:
+        """Send `ok` once what it says we hold is on disk; False when the connection is
+        gone before it got out."""
+        flow = session.peer.flow
+        hellos = flow.senders[HOST].hashes
+        try:
+            await session.durable()  # (what we say we hold must survive a crash)
+            await channel.send(control.encode(control.Ok(
+                game=flow.game_id, have=session.peer.received_count(),
+                first=hellos[0] if hellos else None, name=self.config.name,
+                rules=flow.GAME)))
+        except NetError:
+            return False
+        return True
+
+    def _one_game_per_key(self, game: _Game, frame: bytes) -> None:
+        """Look at a game message before `game`'s session takes it, while the game awaits
+        the joiner's hello: a hello whose key has an unfinished game here is refused
+        before it is applied, so no coin of ours answers it (SPEC 3.4: a toss, once made,
+        belongs to its game; a joiner that aborted after seeing it and comes back with the
+        same key gets no new one)."""
+        if game.session.peer.flow.game_id is not None:
+            return  # (its hello is in: this game is the key's own)
+        key = _hello_key(frame)
+        if key is None:
+            return
+        for other in self.games:
+            hello = other.session.peer.flow.hellos.get(JOINER)
+            if other is not game and not other.ended and not other.session.done \
+                    and hello is not None and equal(hello["key"], key):
+                raise _SecondGame(other.number)
+
+    # -- one game's life -----------------------------------------------------------------------
+
+    async def _supervise(self, game: _Game) -> None:
+        """Run the game's seat until the game is over, free its slot, let it linger, and
+        close its transcript."""
+        session = game.session
+        run_seat = self.seats(game.number)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(run_seat, session)
+            outcome = await self._until_over(game)
+            nursery.cancel_scope.cancel()
+        self._end(game, outcome)
+        if outcome in ("finished", "abandoned"):
+            await self._linger(game)
+        self.games.remove(game)
+        session.close()
+
+    async def _linger(self, game: _Game) -> None:
+        """Keep a game that ended open a while, for a joiner that missed our goodbye."""
+        close_at = trio.current_time() + self.linger
+        while trio.current_time() < close_at:
+            with trio.move_on_at(close_at):
+                await game.wake.wait()
+        live = game.live
+        if live is not None:  # a joiner came back late: let it take our goodbye
+            with trio.move_on_after(self.config.limits.bye + 1.0):
+                await live.gone.wait()
+            live.scope.cancel()
+            await live.gone.wait()
+
+    async def _until_over(self, game: _Game) -> str:
+        """Wait until the game is finished ('finished'); or it is done and its joiner,
+        which may well hold everything, has not been back for a while ('unconfirmed');
+        or its joiner stayed away too long ('abandoned'); or it never got an id and its
+        joiner left, or a new joiner replaced it ('dropped'). The slot is free as soon as
+        the verdict is known."""
+        session = game.session
+        while True:
+            if session.finished:
+                return "finished"
+            if session.halted:
+                return "halted"
+            if game.ended:
+                return "dropped"
+            if session.done:
+                self._free(game)  # what is left is confirming the end: no game in progress
+            if game.live is None and session.away_since is not None:
+                outcome = self._while_away(game, trio.current_time() - session.away_since)
+                if outcome is not None:
+                    return outcome
+            if game.live is not None and not session.done:
+                await game.wake.wait()  # (poked when the connection ends or the game is done)
+                continue
+            with trio.move_on_after(self.poll):  # (to see how long the joiner stays away)
+                await session.wait_changed()
+
+    def _while_away(self, game: _Game, away: float) -> str | None:
+        """How the game ends while its joiner has been away for `away` seconds, if it does."""
+        session = game.session
+        if not session.peer.flow.hellos:
+            return "dropped"  # our ok never got out: the game never began
+        if session.peer.flow.game_id is None:
+            self._free(game)  # not a game in progress (it takes a slot again if its
+            # joiner, whose hello was lost, comes back to it)
+            if away > self.pending_timeout or trio.current_time() > game.begin_by:
+                return "dropped"  # nothing was saved: a joiner that left at once
+            return None
+        if session.done and away > self.linger:
+            # The joiner left without confirming our last messages: it had them all (its
+            # goodbye was lost), or it would have been back by now.
+            return "unconfirmed"
+        now = trio.current_time()
+        session.claim_overdue(now)  # (deadlines run while it is away)
+        return "abandoned" if session.away_too_long(now) else None
+
+    def _free(self, game: _Game) -> None:
+        game.slot = False
+
+    def _end(self, game: _Game, outcome: str) -> None:
+        game.ended = True
+        self._free(game)
+        if outcome == "dropped":
+            self.stats.dropped += 1
+            if trio.current_time() > game.begin_by:
+                self.stats.late += 1
+                self._cool(game.source)
+            self.status(game, "given up: the joiner left before the game began")
+            return
+        self.last = game.session
+        verdict = game.session.verdict
+        if verdict is not None and HOST in verdict.claimants:
+            self.stats.stalled += 1
+            self._cool(game.source)
+        if outcome == "halted":
+            self._halted(game)
+        else:
+            self.stats.finished += 1
+            self.on_game_end(game.number, game.session)
+        total = self.policy.games_total
+        if total is not None and self.stats.finished + self.stats.halted >= total:
+            self.enough.set()
+
+    def _halted(self, game: _Game) -> None:
+        self.stats.halted += 1
+        after = ("it resumes from its file when this host runs again"
+                 if game.session.path is not None else "it never began: nothing was saved")
+        self.status(game, f"stopped: {game.session.storage_failure}; nothing more is sent in "
+                    f"it ({after})")
+
+    def _cool(self, source: str) -> None:
+        """No new game from `source` for the cool-down (SPEC 3.4): one of its games lapsed.
+        Expired entries are dropped as new ones come, so the table stays small."""
+        if not source:  # (a game resumed from disk: its source is not known)
+            return
+        now = trio.current_time()
+        while self.cooling and next(iter(self.cooling.values())) <= now:
+            self.cooling.popitem(last=False)
+        self.cooling.pop(source, None)
+        self.cooling[source] = now + self.config.admission.lapse_cooldown
+
+    # -- the whole run --------------------------------------------------------------------------
+
+    async def run(self, stop: trio.Event | None = None,
+                  task_status: trio.TaskStatus[Hosting] = trio.TASK_STATUS_IGNORED
+                  ) -> HostStats:
+        """Serve until the policy's `games_total` games have ended, until `stop` is set, or
+        until cancelled; then the joiners of games that just ended get a moment to take our
+        goodbye, games in progress are left resumable, and the counts are returned."""
+        config = self.config
+        resumed = self.resume_saved() if config.resume else []
+        try:
+            async with trio.open_nursery() as nursery:
+                self.nursery = nursery
+                for game in resumed:
+                    nursery.start_soon(self._supervise, game)
+                if stop is not None:
+                    nursery.start_soon(self._stop_when, stop)
+                context = server_context(config.tls_cert, config.tls_key)
+                listeners = await nursery.start(
+                    serve_admission, self.handler, context, self.listen_port, config.bind,
+                    self.strangers, self.on_status)
+                port = listening_port(listeners)
+                if not self.listen_port:
+                    self.listen_port = port
+                hosting = await self._invites(nursery, port, context)
+                hosting.resumed = len(resumed)
+                task_status.started(hosting)
+                await self.enough.wait()
+                # Enough games (or told to stop): the joiners of games that just ended get
+                # our goodbye, then we stop; games in progress stay resumable.
+                with trio.move_on_after(config.limits.bye + 1.0):
+                    while any(g.live is not None for g in self.games if g.ended):
+                        await trio.sleep(0.05)
+                nursery.cancel_scope.cancel()
+        except BaseExceptionGroup as group:  # a ListenError, say: raised as itself
+            raise unwrap(group) from None
+        finally:  # (cancelled too: every transcript is complete on disk)
+            for game in self.games:
+                game.session.close()
+            self._forget_rendezvous()
+        return self.stats
+
+    async def _stop_when(self, stop: trio.Event) -> None:
+        await stop.wait()
+        self.enough.set()
+
+    def _forget_rendezvous(self) -> None:
+        """Nothing left to punch back to: every game we held is finished."""
+        reach = self.config.reach
+        if reach is not None and self.last is not None and self.last.finished \
+                and all(g.session.finished for g in self.games):
+            rendezvous.forget(reach.data_dir, self.join_secret, HOST)
+
+    async def _invites(self, nursery: trio.Nursery, port: int, context: Any) -> Hosting:
+        """The LAN invite codes; or, with `config.reach`, the one invite of the offer that
+        reaches us across NATs (SPEC 3.8), its short code and what it found."""
+        config = self.config
+        pin = public_key_pin(config.tls_cert)
+        if config.reach is None:
+            return Hosting(port, [Invite(address, port, pin, self.join_secret).encode()
+                                  for address in reachable_addresses(config.bind)])
+
+        async def accept_punched(tcp: trio.SocketStream) -> None:
+            ticket = self.strangers.enter(peer_address(tcp))
+            if ticket is None:
+                tcp.socket.close()
+                return
+            await serve_one(tcp, ticket, self.handler, context)
+
+        found = await nursery.start(partial(
+            offer, config.reach, port, config.bind, pin, self.join_secret, self.fingerprint,
+            accept_punched, on_status=self.on_status, on_invite=self.on_invite,
+            on_short_code=self._short_code_up, away=self._joiner_away,
+            onion_seed=game_seed(config.key.private_bytes_raw(), self.join_secret)))
+        return Hosting(port, [found.invite], found.short_code, found.notes)
+
+    def _short_code_up(self, code: str, gate: ShortCodeGate) -> None:
+        self.gates.append(gate)  # (before anyone can read the code)
+        self.on_short_code(code)
+
+    def _joiner_away(self) -> bool:
+        """A begun game's joiner is away (so the offer keeps punching back to it)."""
+        return any(g.session.peer.flow.game_id is not None and g.live is None
+                   and not g.ended and not g.session.finished for g in self.games)
+
+
 def awaits_joiner_hello(session: GameSession) -> bool:
     """Our hello is out and the joiner's never reached us: a joiner that has our hello and
     sent its own (so it knows the game id) may come back and send it again."""
     flow = session.peer.flow
     return HOST in flow.hellos and JOINER not in flow.hellos
-
-
-def first_hello_matches(session: GameSession | None, first: bytes | None,
-                        wanted: bytes | None = None) -> bool:
-    """A `hi`'s `first` is nil or the body hash of our hello (SPEC 3.4): a `first` that
-    names no hello of ours (we have none yet, `session` None) is refused; and not nil when
-    it comes back to a game that awaits the joiner's hello (`wanted` set): that hash went
-    only to the joiner we admitted, so another holder of the invite cannot take the game
-    over while the joiner's hello is lost."""
-    if first is None:
-        return session is None or wanted is None or not awaits_joiner_hello(session)
-    hellos = session.peer.flow.senders[HOST].hashes if session is not None else []
-    return bool(hellos) and hmac.compare_digest(first, hellos[0])
-
-
-PREGAME_WORDS = "the game did not begin in time (no hello from the joiner): connection dropped"
-#: A one-game host's answer to a `hi` for a new game once its game has begun (SPEC 3.4).
-INVITE_TAKEN = ("this host is already playing this invite's game, whose coin toss is made: "
-                "only its joiner can come back to it (the same join command does); ask the "
-                "host for a new invite later")
 
 
 def before_the_game(session: GameSession, scope: trio.CancelScope, deadline: float,
@@ -375,3 +685,24 @@ async def refuse(channel: FramedChannel, reason: str) -> None:
         with contextlib.suppress(NetError):
             await channel.send(control.encode(control.Refusal(reason)))
     await channel.aclose()
+
+
+def _hello_key(frame: bytes) -> bytes | None:
+    """The key a game message names when it is a hello; None for anything else (what is
+    not even a message is for the session to judge)."""
+    try:
+        body = Envelope.decode(frame).body()
+    except WireError:
+        return None
+    key = body.get("key") if body.type == "hello" else None
+    return key if isinstance(key, bytes) else None
+
+
+class _SecondGame(SessionError):
+    """A joiner key with an unfinished game here asked for another (SPEC 3.4)."""
+
+    def __init__(self, number: int) -> None:
+        super().__init__("you have an unfinished game on this host, whose coin toss is made: "
+                         "it is resumed, not replaced (run the same join command to go on "
+                         "with it); a new game can start once it is over")
+        self.number = number

@@ -94,22 +94,11 @@ async def join_game(
     """Play the invite's game to its end and return the session. Raises SessionError for
     what retrying cannot fix (wrong pin, wrong secret, busy host, another version, no host
     answering a new game's invite for `config.give_up` seconds)."""
-    invite, limits = config.invite, config.limits
-    session: GameSession | None = None
-    if config.resume:
-        for saved in unfinished_games(config.save_dir, JOINER, config.key):
-            if saved.join_secret is not None and equal(saved.join_secret, invite.secret):
-                session = resume_session(saved, config.key, bytes(32), limits)
-                session.on_claim = _about_the_host(on_status)
-                on_status(f"resuming the unfinished game saved in {saved.path.name}")
-                if isinstance(config.opener, Resumable):
-                    config.opener.resuming()
-                break
-    delay = limits.retry[0]
+    session = _resume_saved(config, on_status)
+    tries = _Tries(config, on_status)
     fatal: SessionError | None = None  # raised once the nursery is closed, not inside it
     box: list[GameSession | None] = [session]
-    started = trio.current_time()
-    answered = session is not None  # (a resumed game: its host answered once)
+    tries.answered = session is not None  # (a resumed game: its host answered once)
     try:
         async with _closed_at_exit(box), trio.open_nursery() as nursery:
             if session is not None:
@@ -119,60 +108,21 @@ async def join_game(
                 try:
                     await _one_connection(config, box, nursery, run_seat, on_status,
                                           on_session)
-                    delay = limits.retry[0]
-                except PinMismatchError as exc:
-                    if box[0] is None:  # (never admitted: most likely a wrong code)
-                        fatal = SessionError(
-                            f"{exc.user_message}: this is not the host of the invite, or "
-                            "the code was mistyped; nothing was sent")
+                    tries.delay = config.limits.retry[0]
+                except (SessionError, NetError) as exc:
+                    fatal, again = await tries.failed(exc, box[0])
+                    if fatal is not None:
                         break
-                    # A game we hold: the code was right when we began, so this is someone
-                    # between us and the host. Giving up would let it make the host claim
-                    # our absence: keep trying the real host (SPEC 3.1).
-                    on_status(f"{PIN_MISMATCH_WORDS}; trying again in {delay:g} s")
-                except SessionError as exc:
-                    answered = True
-                    held = box[0] is not None and box[0].peer.flow.game_id is not None
-                    if exc.fatal and not (held and isinstance(exc, NoPathError)):
-                        fatal = exc
-                        break
-                    on_status(lost_words(exc, box[0]))
-                except (ConnectFailedError, HandshakeTimeoutError) as exc:
-                    if not answered:
-                        left = started + config.give_up - trio.current_time()
-                        if left <= 0:
-                            fatal = SessionError(
-                                f"{no_answer_words(invite, exc)}: gave up after "
-                                f"{config.give_up:g} s. Check that the host is running and "
-                                "shows this code, then run the same command again")
-                            break
-                        await _count_down(on_status, no_answer_words(invite, exc), delay,
-                                          left)
-                        delay = min(delay * 2, limits.retry[1])
+                    if again:
                         continue
-                    on_status(lost_words(exc, box[0]))
-                except NetError as exc:
-                    answered = True
-                    on_status(lost_words(exc, box[0]))
                 session = box[0]
                 if session is not None and session.finished:
                     break
-                if session is not None and session.peer.flow.game_id is None:
-                    if session.peer_left:
-                        fatal = SessionError("the host left before the game began: ask "
-                                             "for a new invite code")
-                        break
-                    session = box[0] = None  # the handshake never finished: start afresh
-                if session is not None:
-                    session.link = Link.RECONNECTING
-                    if session.away_since is None:
-                        session.away_since = trio.current_time()
-                    now = trio.current_time()
-                    session.claim_overdue(now)  # (deadlines run while it is away)
-                    if session.away_too_long(now):
-                        break
-                await trio.sleep(delay)
-                delay = min(delay * 2, limits.retry[1])
+                fatal, stop = _between_connections(box)
+                session = box[0]
+                if fatal is not None or stop:
+                    break
+                await tries.wait()
             nursery.cancel_scope.cancel()
     except BaseExceptionGroup as group:  # (a SessionError from a task: raised as itself)
         raise unwrap(group) from None
@@ -182,6 +132,103 @@ async def join_game(
         raise fatal
     assert session is not None
     return session
+
+
+def _resume_saved(config: JoinConfig, on_status: Callable[[str], None]
+                  ) -> GameSession | None:
+    """Our unfinished game of this invite (same join secret), when we have one."""
+    if not config.resume:
+        return None
+    for saved in unfinished_games(config.save_dir, JOINER, config.key):
+        if saved.join_secret is not None and equal(saved.join_secret, config.invite.secret):
+            session = resume_session(saved, config.key, bytes(32), config.limits)
+            session.on_claim = _about_the_host(on_status)
+            on_status(f"resuming the unfinished game saved in {saved.path.name}")
+            if isinstance(config.opener, Resumable):
+                config.opener.resuming()
+            return session
+    return None
+
+
+def _between_connections(box: list[GameSession | None]) -> tuple[SessionError | None, bool]:
+    """After a connection ended: the error to give up with, if any, and whether to stop
+    (our game was abandoned too long); a game that never got its id starts afresh."""
+    session = box[0]
+    if session is not None and session.peer.flow.game_id is None:
+        if session.peer_left:
+            return SessionError("the host left before the game began: ask for a new "
+                                "invite code"), True
+        session = box[0] = None  # the handshake never finished: start afresh
+    if session is None:
+        return None, False
+    session.link = Link.RECONNECTING
+    if session.away_since is None:
+        session.away_since = trio.current_time()
+    now = trio.current_time()
+    session.claim_overdue(now)  # (deadlines run while it is away)
+    return None, session.away_too_long(now)
+
+
+class _Tries:
+    """The joiner's retries: the back-off, and whether the host ever answered (before it
+    did, the joiner gives up after `config.give_up` seconds)."""
+
+    def __init__(self, config: JoinConfig, on_status: Callable[[str], None]) -> None:
+        self.config = config
+        self.on_status = on_status
+        self.delay = config.limits.retry[0]
+        self.started = trio.current_time()
+        self.answered = False
+
+    async def wait(self) -> None:
+        await trio.sleep(self.delay)
+        self.backoff()
+
+    def backoff(self) -> None:
+        self.delay = min(self.delay * 2, self.config.limits.retry[1])
+
+    async def failed(self, exc: SessionError | NetError, session: GameSession | None
+                     ) -> tuple[SessionError | None, bool]:
+        """What a failed connection means: the error to give up with, if any, and whether
+        to try again at once (the count-down waited already)."""
+        if isinstance(exc, PinMismatchError):
+            return self._pin_mismatch(exc, session), False
+        if isinstance(exc, SessionError):
+            self.answered = True
+            held = session is not None and session.peer.flow.game_id is not None
+            if exc.fatal and not (held and isinstance(exc, NoPathError)):
+                return exc, False
+        elif isinstance(exc, ConnectFailedError | HandshakeTimeoutError) and not self.answered:
+            return await self._no_answer(exc), True
+        else:
+            self.answered = True  # (a connection that failed after the host answered)
+        self.on_status(lost_words(exc, session))
+        return None, False
+
+    def _pin_mismatch(self, exc: PinMismatchError, session: GameSession | None
+                      ) -> SessionError | None:
+        if session is None:  # (never admitted: most likely a wrong code)
+            return SessionError(f"{exc.user_message}: this is not the host of the invite, "
+                                "or the code was mistyped; nothing was sent")
+        # A game we hold: the code was right when we began, so this is someone between us
+        # and the host. Giving up would let it make the host claim our absence: keep
+        # trying the real host (SPEC 3.1).
+        self.on_status(f"{PIN_MISMATCH_WORDS}; trying again in {self.delay:g} s")
+        return None
+
+    async def _no_answer(self, exc: NetError) -> SessionError | None:
+        """No host has answered yet: count down to the next try, or give up."""
+        config = self.config
+        left = self.started + config.give_up - trio.current_time()
+        if left <= 0:
+            return SessionError(
+                f"{no_answer_words(config.invite, exc)}: gave up after {config.give_up:g} "
+                "s. Check that the host is running and shows this code, then run the same "
+                "command again")
+        await _count_down(self.on_status, no_answer_words(config.invite, exc), self.delay,
+                          left)
+        self.backoff()
+        return None
 
 
 async def _count_down(on_status: Callable[[str], None], words: str, delay: float,

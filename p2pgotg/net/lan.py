@@ -28,7 +28,8 @@ from p2pgotg.protocol.printable import printable
 from p2pgotg.reach.candidates import address_problem
 
 if TYPE_CHECKING:
-    from zeroconf import Zeroconf
+    from zeroconf import ServiceStateChange, Zeroconf
+    from zeroconf.asyncio import AsyncServiceInfo
 
 SERVICE = "_p2pgotg._tcp.local."
 BROWSE_TIME = 1.5  # seconds to collect announcements when listing games
@@ -129,74 +130,94 @@ async def _look(zc: Zeroconf, seconds: float, number: int | None) -> list[LanGam
     about, MAX_LOOKUPS at a time and MAX_ASKED in all, each for at most LOOKUP_TIME: a
     flood of names no one answers for costs a bounded few questions, never the find time.
     """
-    from zeroconf import ServiceStateChange
-    from zeroconf.asyncio import AsyncServiceBrowser, AsyncServiceInfo
+    from zeroconf.asyncio import AsyncServiceBrowser
 
-    loop = asyncio.get_running_loop()
-    deadline = loop.time() + seconds
-    found: dict[str, LanGame] = {}
-    asked: set[str] = set()
-    lookups = asyncio.Semaphore(MAX_LOOKUPS)
-    tasks: set[asyncio.Task[None]] = set()
-    matched = asyncio.Event()
+    look = _Look(zc, seconds, number)
+    browser = AsyncServiceBrowser(zc, SERVICE, handlers=[look.on_change])
+    try:
+        await look.until_done()
+    finally:
+        await browser.async_cancel()
+        for task in look.tasks:
+            task.cancel()
+    return sorted(look.found.values(), key=lambda g: (g.number, g.name))
 
-    def take(name: str, info: AsyncServiceInfo) -> None:
+
+class _Look:
+    """One look-up's state, fed by zeroconf's browser (`on_change`) in its event loop."""
+
+    def __init__(self, zc: Zeroconf, seconds: float, number: int | None) -> None:
+        self.zc = zc
+        self.number = number
+        self.loop = asyncio.get_running_loop()
+        self.deadline = self.loop.time() + seconds
+        self.found: dict[str, LanGame] = {}
+        self.asked: set[str] = set()
+        self.lookups = asyncio.Semaphore(MAX_LOOKUPS)
+        self.tasks: set[asyncio.Task[None]] = set()
+        self.matched = asyncio.Event()
+
+    def left(self) -> float:
+        return max(0.0, self.deadline - self.loop.time())
+
+    async def until_done(self) -> None:
+        """Until the deadline, or SETTLE_TIME after the wanted number was found."""
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.matched.wait(), self.left())
+        if self.matched.is_set():
+            await asyncio.sleep(min(SETTLE_TIME, self.left()))
+        else:
+            await asyncio.sleep(self.left())
+
+    def take(self, name: str, info: AsyncServiceInfo) -> None:
         game = _game(name, info)
         if game is not None:
-            found[name] = game
-            if game.number == number:
-                matched.set()
+            self.found[name] = game
+            if game.number == self.number:
+                self.matched.set()
 
-    def from_cache(name: str) -> AsyncServiceInfo | None:
+    def from_cache(self, name: str) -> AsyncServiceInfo | None:
+        """Take the name's game from the cache when it is whole there; else the info to
+        ask for (None when the name is not even a service zeroconf can take)."""
+        from zeroconf.asyncio import AsyncServiceInfo
+
         try:
             info = AsyncServiceInfo(SERVICE, name)
-            complete = info.load_from_cache(zc)
+            complete = info.load_from_cache(self.zc)
         except Exception:  # noqa: BLE001 (a name zeroconf itself cannot take: not a game)
             return None
         if complete:
-            take(name, info)
+            self.take(name, info)
             return None
         return info
 
-    async def ask(name: str, info: AsyncServiceInfo) -> None:
-        async with lookups:
-            left = min(LOOKUP_TIME, deadline - loop.time())
-            if left <= 0 or name in found:
+    async def ask(self, name: str, info: AsyncServiceInfo) -> None:
+        async with self.lookups:
+            left = min(LOOKUP_TIME, self.deadline - self.loop.time())
+            if left <= 0 or name in self.found:
                 return
             with contextlib.suppress(Exception):  # (garbage records: not a game)
-                if await info.async_request(zc, left * 1000):
-                    take(name, info)
+                if await info.async_request(self.zc, left * 1000):
+                    self.take(name, info)
 
-    def on_change(zeroconf: Zeroconf, service_type: str, name: str,
+    def on_change(self, zeroconf: Zeroconf, service_type: str, name: str,
                   state_change: ServiceStateChange) -> None:
-        if state_change is ServiceStateChange.Removed or name in found:
-            return
-        wanted = _wanted(name, number)
-        if wanted is None:
-            if number is not None and _wanted(name, None) is not None:
-                from_cache(name)  # (another game: listed in "games seen" if it is whole)
-            return
-        info = from_cache(name)
-        if info is None or name in asked or len(asked) >= MAX_ASKED:
-            return
-        asked.add(name)
-        task = loop.create_task(ask(name, info))
-        tasks.add(task)
-        task.add_done_callback(tasks.discard)
+        from zeroconf import ServiceStateChange
 
-    browser = AsyncServiceBrowser(zc, SERVICE, handlers=[on_change])
-    try:
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(matched.wait(), max(0.0, deadline - loop.time()))
-        if matched.is_set():
-            await asyncio.sleep(max(0.0, min(SETTLE_TIME, deadline - loop.time())))
-        else:
-            await asyncio.sleep(max(0.0, deadline - loop.time()))
-    finally:
-        await browser.async_cancel()
-        for task in tasks:
-            task.cancel()
-    return sorted(found.values(), key=lambda g: (g.number, g.name))
+        if state_change is ServiceStateChange.Removed or name in self.found:
+            return
+        wanted = _wanted(name, self.number)
+        if wanted is None:
+            if self.number is not None and _wanted(name, None) is not None:
+                self.from_cache(name)  # (another game: listed in "games seen" if whole)
+            return
+        info = self.from_cache(name)
+        if info is None or name in self.asked or len(self.asked) >= MAX_ASKED:
+            return
+        self.asked.add(name)
+        task = self.loop.create_task(self.ask(name, info))
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
 
 
 def _browse(seconds: float, number: int | None) -> list[LanGame]:

@@ -120,171 +120,192 @@ async def race(invite: Invite, reach: JoinReach | None, limits: Timeouts,
     """The first pinned TLS stream to the host. NoPathError when ``first`` and the NATs
     rule punching out, so the person hears it at once; ConnectFailedError (retried by
     join_game) for anything else, with words that say why and what would help."""
-    candidates = invite.all_candidates()
-    direct = [c for c in candidates if c.direct]
-    targets = [c for c in candidates if c.kind == PUNCH]
-    onions = [c for c in candidates if c.kind == ONION]
-    tor_problem: list[str] = []  # why this joiner cannot go through Tor to the host
-    winner: list[trio.SSLStream] = []
-    failures: list[str] = []
-    mismatches: list[PinMismatchError] = []
-    direct_done = trio.Event()
-    punch_reason: list[str] = []  # why punching did not connect
-    verdict: list[str] = []  # why it cannot, whatever anyone does now (a NAT's nature)
+    return await _Race(invite, reach, limits, on_status, first).run()
 
-    def won(stream: trio.SSLStream, nursery: trio.Nursery) -> bool:
-        if winner:
+
+class _Race:
+    """One race to the host: its candidates, and what each attempt found (the winner,
+    failures, pin mismatches, why punching did not connect, what no one can change)."""
+
+    def __init__(self, invite: Invite, reach: JoinReach | None, limits: Timeouts,
+                 on_status: Callable[[str], None], first: bool) -> None:
+        self.invite = invite
+        self.reach = reach
+        self.limits = limits
+        self.on_status = on_status
+        self.first = first
+        self.candidates = self.invite.all_candidates()
+        self.direct = [c for c in self.candidates if c.direct]
+        self.targets = [c for c in self.candidates if c.kind == PUNCH]
+        self.onions = [c for c in self.candidates if c.kind == ONION]
+        self.tor_problem: list[str] = []  # why this joiner cannot go through Tor to the host
+        self.winner: list[trio.SSLStream] = []
+        self.failures: list[str] = []
+        self.mismatches: list[PinMismatchError] = []
+        self.direct_done = trio.Event()
+        self.punch_reason: list[str] = []  # why punching did not connect
+        self.verdict: list[str] = []  # why it cannot, whatever anyone does now (a NAT)
+
+    async def run(self) -> trio.SSLStream:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.all_direct, nursery)
+            if self.reach is not None and self.targets:
+                nursery.start_soon(self.try_punch, nursery)
+            for onion in self.onions:
+                nursery.start_soon(self.try_onion, onion, nursery)
+        if self.winner:
+            return self.winner[0]
+        raise self.no_stream()
+
+    def no_stream(self) -> NetError | NoPathError:
+        """Why no candidate gave a stream, with what would help."""
+        if self.mismatches and len(self.mismatches) == len(self.failures) \
+                and not self.punch_reason:
+            return self.mismatches[0]
+        tried = "; ".join(self.failures) or "no direct address"
+        if not self.targets and self.invite.nat == NAT_SYMMETRIC and self.invite.candidates:
+            self.verdict.append(_host_cannot(self.invite.nat))
+        if self.first and self.verdict:
+            instead = ("ask the host to forward a TCP port on their router (their invite will "
+                       "then work), or host the game yourself if your router maps ports")
+            if self.tor_problem:
+                instead = (f"the host can be reached through Tor, but {self.tor_problem[0]}; "
+                           f"then run the same command again. Or {instead}")
+            return NoPathError(
+                f"{self.verdict[0][:1].upper()}{self.verdict[0][1:]}, and the host did not "
+                f"answer directly either ({tried}). What to do: {instead}")
+        through = f"; through Tor: {self.tor_problem[0]}" if self.tor_problem else ""
+        if self.punch_reason:  # (the reason that matters first: a LAN address of the host's
+            # that does not answer from elsewhere is no news)
+            return ConnectFailedError(
+                f"{self.punch_reason[0]} (tried directly: {tried}){through}")
+        return ConnectFailedError(tried + through)
+
+    def won(self, stream: trio.SSLStream, nursery: trio.Nursery) -> bool:
+        if self.winner:
             return False
-        winner.append(stream)
+        self.winner.append(stream)
         nursery.cancel_scope.cancel()
         return True
 
-    async def take(coming: Awaitable[trio.SSLStream], candidate: Candidate,
+    async def take(self, coming: Awaitable[trio.SSLStream], candidate: Candidate,
                    nursery: trio.Nursery) -> bool:
         """Whether the pinned stream to ``candidate`` came and won the race."""
         try:
             stream = await coming
         except PinMismatchError as exc:
-            mismatches.append(exc)
-            failures.append(f"{candidate}: another program answered (wrong pin)")
+            self.mismatches.append(exc)
+            self.failures.append(f"{candidate}: another program answered (wrong pin)")
             return False
         except NetError as exc:
-            failures.append(f"{candidate}: {exc.detail or exc}")
+            self.failures.append(f"{candidate}: {exc.detail or exc}")
             return False
-        if won(stream, nursery):
+        if self.won(stream, nursery):
             return True
         await close_quietly(stream)
         return False
 
-    async def try_direct(candidate: Candidate, nursery: trio.Nursery) -> None:
-        await take(open_pinned_connection(
-            candidate.address, candidate.port, invite.pin,
-            connect_timeout=DIRECT_TIMEOUT, handshake_timeout=limits.handshake),
+    async def try_direct(self, candidate: Candidate, nursery: trio.Nursery) -> None:
+        await self.take(open_pinned_connection(
+            candidate.address, candidate.port, self.invite.pin,
+            connect_timeout=DIRECT_TIMEOUT, handshake_timeout=self.limits.handshake),
             candidate, nursery)
 
-    async def all_direct(nursery: trio.Nursery) -> None:
+    async def all_direct(self, nursery: trio.Nursery) -> None:
         async with trio.open_nursery() as inner:
-            for i, candidate in enumerate(direct):
-                inner.start_soon(try_direct, candidate, nursery)
-                if i + 1 < len(direct):
+            for i, candidate in enumerate(self.direct):
+                inner.start_soon(self.try_direct, candidate, nursery)
+                if i + 1 < len(self.direct):
                     await trio.sleep(STAGGER)
-        direct_done.set()
+        self.direct_done.set()
 
-    async def try_punch(nursery: trio.Nursery) -> None:
-        assert reach is not None
-        if invite.nat != NAT_EASY:
-            punch_reason.append(_host_cannot(invite.nat))
-            if invite.nat == NAT_SYMMETRIC:
-                verdict.append(_host_cannot(invite.nat))
+    async def try_punch(self, nursery: trio.Nursery) -> None:
+        assert self.reach is not None
+        if self.invite.nat != NAT_EASY:
+            self.punch_reason.append(_host_cannot(self.invite.nat))
+            if self.invite.nat == NAT_SYMMETRIC:
+                self.verdict.append(_host_cannot(self.invite.nat))
             return
-        async with punch_port(stable_port(invite.secret, JOINER)) as port:
-            tcp = await _punch(port)
+        async with punch_port(stable_port(self.invite.secret, JOINER)) as port:
+            tcp = await self._punch(port)
         if tcp is None:
             return
-        on_status("connected through the NATs")
-        where = f"{targets[0].address}:{targets[0].port}"
+        self.on_status("connected through the NATs")
+        where = f"{self.targets[0].address}:{self.targets[0].port}"
         abort_on_close(tcp)  # (should TLS fail, the next punch needs these addresses)
         try:
-            stream = await pinned_tls(tcp, invite.pin, limits.handshake, where)
+            stream = await pinned_tls(tcp, self.invite.pin, self.limits.handshake, where)
             abort_on_close(tcp, abort=False)
         except PinMismatchError as exc:
-            mismatches.append(exc)
+            self.mismatches.append(exc)
             return
         except NetError as exc:
-            punch_reason.append(f"the punched connection failed: {exc}")
+            self.punch_reason.append(f"the punched connection failed: {exc}")
             return
-        if not won(stream, nursery):
+        if not self.won(stream, nursery):
             await close_quietly(stream)
 
-    async def _punch(port: PunchPort) -> trio.SocketStream | None:
+    async def _punch(self, port: PunchPort) -> trio.SocketStream | None:
         """Punch to the host from our stable port; show a fresh reply code for the host
         (at once on a new game; on a game held, once punching back has had its chance)."""
-        assert reach is not None
-        probe = await stun_client.probe(reach.stun_servers, port.port, [])
+        assert self.reach is not None
+        probe = await stun_client.probe(self.reach.stun_servers, port.port, [])
         with trio.move_on_after(REPLY_AFTER):
-            await direct_done.wait()  # a LAN address answers at once: no reply code
+            await self.direct_done.wait()  # a LAN address answers at once: no reply code
         if probe.nat == NAT_SYMMETRIC:
-            verdict.append("your NAT is symmetric (it gives each destination a new public "
-                           "port), so hole punching cannot work")
+            self.verdict.append("your NAT is symmetric (it gives each destination a new "
+                                "public port), so hole punching cannot work")
             return None
         if probe.mapped is None or probe.nat not in (NAT_EASY, NAT_NONE):
-            punch_reason.append(no_stun_words(probe.notes, bool(reach.stun_servers)))
-            if first:  # (no reply code can be made, and the host knows nothing of us)
+            self.punch_reason.append(no_stun_words(probe.notes, bool(self.reach.stun_servers)))
+            if self.first:  # (no reply code can be made, and the host knows nothing of us)
                 return None
             reply = None
         else:
             reply = ReplyCode.make([Candidate(PUNCH, probe.mapped[0], probe.mapped[1])],
-                                   int(time.time()), secrets.token_bytes(8), invite.secret)
+                                   int(time.time()), secrets.token_bytes(8), self.invite.secret)
 
         async def show_reply(delay: float) -> None:
-            assert reach is not None and reply is not None
+            assert self.reach is not None and reply is not None
             await trio.sleep(delay)
-            on_status("the host cannot be reached directly: send this reply code to the "
-                      "host, who takes it on their screen (key r) or with `p2pgotg host "
-                      f"--reply CODE` (waiting up to {reach.reply_wait:g} s)")
-            reach.on_reply_code(reply.encode())
+            self.on_status("the host cannot be reached directly: send this reply code to "
+                           "the host, who takes it on their screen (key r) or with `p2pgotg "
+                           f"host --reply CODE` (waiting up to {self.reach.reply_wait:g} s)")
+            self.reach.on_reply_code(reply.encode())
 
         tcp: trio.SocketStream | None = None
         async with trio.open_nursery() as showing:
             if reply is not None:
-                showing.start_soon(show_reply, 0 if first else REPUNCH_WAIT)
+                showing.start_soon(show_reply, 0 if self.first else REPUNCH_WAIT)
             with contextlib.suppress(PunchFailed):  # (said below)
-                tcp = await port.punch(targets, trio.current_time() + reach.reply_wait)
+                tcp = await port.punch(self.targets, trio.current_time() + self.reach.reply_wait)
             showing.cancel_scope.cancel()
         if tcp is None:
-            punch_reason.append(f"the host did not punch through within {reach.reply_wait:g} "
-                                "s. Next: send the host a fresh reply code (they take it "
-                                "with key r or `p2pgotg host --reply CODE`) as soon as it "
-                                "shows")
+            self.punch_reason.append(
+                f"the host did not punch through within {self.reach.reply_wait:g} s. Next: "
+                "send the host a fresh reply code (they take it with key r or `p2pgotg host "
+                "--reply CODE`) as soon as it shows")
         return tcp
 
-    async def try_onion(candidate: Candidate, nursery: trio.Nursery) -> None:
+    async def try_onion(self, candidate: Candidate, nursery: trio.Nursery) -> None:
         with trio.move_on_after(REPLY_AFTER):
-            await direct_done.wait()  # (the direct candidates go first, undisturbed)
-        tor = reach.tor if reach is not None else None
+            await self.direct_done.wait()  # (the direct candidates go first, undisturbed)
+        tor = self.reach.tor if self.reach is not None else None
         why = tor.missing() if tor is not None else "tor is turned off (--tor off)"
-        if reach is None or tor is None or why is not None:
-            tor_problem.append(why or "")
-            on_status(f"the host can also be reached through Tor, but {why}")
+        if self.reach is None or tor is None or why is not None:
+            self.tor_problem.append(why or "")
+            self.on_status(f"the host can also be reached through Tor, but {why}")
             return
         try:
-            socks = await tor.ready(on_status)
-            on_status(f"tor: connecting to the host's onion service {candidate.address}")
-            tcp = await through_tor(socks, candidate, reach.onion_wait, on_status)
+            socks = await tor.ready(self.on_status)
+            self.on_status(f"tor: connecting to the host's onion service {candidate.address}")
+            tcp = await through_tor(socks, candidate, self.reach.onion_wait, self.on_status)
         except TorFailed as exc:
-            failures.append(f"{candidate}: {exc}")
+            self.failures.append(f"{candidate}: {exc}")
             return
-        if await take(pinned_tls(tcp, invite.pin, limits.handshake, str(candidate)),
+        if await self.take(pinned_tls(tcp, self.invite.pin, self.limits.handshake, str(candidate)),
                       candidate, nursery):
-            on_status("connected through Tor")
-
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(all_direct, nursery)
-        if reach is not None and targets:
-            nursery.start_soon(try_punch, nursery)
-        for onion in onions:
-            nursery.start_soon(try_onion, onion, nursery)
-    if winner:
-        return winner[0]
-    if mismatches and len(mismatches) == len(failures) and not punch_reason:
-        raise mismatches[0]
-    tried = "; ".join(failures) or "no direct address"
-    if not targets and invite.nat == NAT_SYMMETRIC and invite.candidates:
-        verdict.append(_host_cannot(invite.nat))
-    if first and verdict:
-        instead = ("ask the host to forward a TCP port on their router (their invite will "
-                   "then work), or host the game yourself if your router maps ports")
-        if tor_problem:
-            instead = (f"the host can be reached through Tor, but {tor_problem[0]}; then run "
-                       f"the same command again. Or {instead}")
-        raise NoPathError(
-            f"{verdict[0][:1].upper()}{verdict[0][1:]}, and the host did not answer "
-            f"directly either ({tried}). What to do: {instead}")
-    through = f"; through Tor: {tor_problem[0]}" if tor_problem else ""
-    if punch_reason:  # (the reason that matters first: a LAN address of the host's that
-        # does not answer from elsewhere is no news)
-        raise ConnectFailedError(f"{punch_reason[0]} (tried directly: {tried}){through}")
-    raise ConnectFailedError(tried + through)
+            self.on_status("connected through Tor")
 
 
 def no_stun_words(notes: tuple[str, ...], asked: bool) -> str:

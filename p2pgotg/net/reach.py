@@ -156,53 +156,103 @@ async def _serve(opts: ReachOptions, port: int, bind: str | None, pin: bytes, se
                  on_short_code: Callable[[str, ShortCodeGate], None],
                  away: Callable[[], bool], onion_seed: bytes | None,
                  task_status: trio.TaskStatus[Offer]) -> None:
-    notes: list[str] = []
-    lan_candidates = _lan_candidates(bind, port)
-    probe = stun_client.NatProbe(NAT_UNKNOWN, None)
-    mapping: portmap.PortMapping | None = None
-    router_notes: list[str] = []
-    short: ShortCode | None = None
-    if opts.lan and any(not ipaddress.ip_address(c.address).is_loopback
-                        for c in lan_candidates):
-        short = ShortCode.random(1 + secrets.randbelow(MAX_NUMBER))
-
-    async def do_probe() -> None:
-        nonlocal probe
-        assert punching is not None
-        probe = await stun_client.probe(opts.stun_servers, punching.port,
-                                        [c.address for c in lan_candidates])
-
-    async def do_map() -> None:
-        nonlocal mapping
-        mapping = await portmap.map_port(port, on_note=router_notes.append)
-
-    async with trio.open_nursery() as serving:
-        announced = False
-        gathering: list[Callable[[], Awaitable[None]]] = []
+    serving = _Serving(opts, port, bind, pin, secret, fingerprint, punching, on_status,
+                       on_invite)
+    async with trio.open_nursery() as nursery:
+        gate = await serving.gather(nursery, on_short_code)
+        candidates, public = serving.candidates(nursery, onion_seed)
+        serving.invite = Invite.v2(candidates, pin, secret, serving.probe.nat)
+        if serving.short is None:
+            gate = None
         if punching is not None:
-            gathering.append(do_probe)
-        if opts.port_mapping:
-            gathering.append(do_map)
-        gate = ShortCodeGate(short, fingerprint, secret, on_status) if short else None
+            serving.puncher = HostPuncher(punching, opts.data_dir, secret, opts.stun_servers,
+                                          accept, nursery, on_status, public)
+        inbox_problem = await nursery.start(serve_inbox, opts.data_dir, serving.take_reply)
+        if inbox_problem is not None:
+            serving.notes.append(f"reply codes cannot be taken here: {inbox_problem}")
+        if serving.mapping is not None:
+            nursery.start_soon(_keep_mapping, serving.mapping, on_status)
+        if serving.puncher is not None and serving.punchable:
+            nursery.start_soon(serving.puncher.punch_back, away, serving.moved)
+        short = serving.short
+        task_status.started(Offer(serving.invite.encode(), str(short) if short else None,
+                                  serving.notes, gate))
+        await trio.sleep_forever()
+
+
+class _Serving:
+    """What the host's offer found (STUN, the router, the short code) and serves from:
+    the invite, reply codes to punch to, a public mapping that moved."""
+
+    def __init__(self, opts: ReachOptions, port: int, bind: str | None, pin: bytes,
+                 secret: bytes, fingerprint: bytes, punching: PunchPort | None,
+                 on_status: Callable[[str], None], on_invite: Callable[[str], None]) -> None:
+        self.opts, self.port, self.bind, self.pin = opts, port, bind, pin
+        self.secret, self.fingerprint, self.punching = secret, fingerprint, punching
+        self.on_status, self.on_invite = on_status, on_invite
+        self.notes: list[str] = []
+        self.lan_candidates = _lan_candidates(bind, port)
+        self.probe = stun_client.NatProbe(NAT_UNKNOWN, None)
+        self.mapping: portmap.PortMapping | None = None
+        self.router_notes: list[str] = []
+        self.short: ShortCode | None = None
+        if opts.lan and any(not ipaddress.ip_address(c.address).is_loopback
+                            for c in self.lan_candidates):
+            self.short = ShortCode.random(1 + secrets.randbelow(MAX_NUMBER))
+        self.invite: Invite | None = None
+        self.puncher: HostPuncher | None = None
+        self.used: set[bytes] = set()  # the reply codes' nonces taken
+
+    @property
+    def punchable(self) -> bool:
+        return self.probe.nat == NAT_EASY and self.probe.mapped is not None
+
+    async def do_probe(self) -> None:
+        assert self.punching is not None
+        self.probe = await stun_client.probe(self.opts.stun_servers, self.punching.port,
+                                             [c.address for c in self.lan_candidates])
+
+    async def do_map(self) -> None:
+        self.mapping = await portmap.map_port(self.port, on_note=self.router_notes.append)
+
+    async def gather(self, nursery: trio.Nursery,
+                     on_short_code: Callable[[str, ShortCodeGate], None]
+                     ) -> ShortCodeGate | None:
+        """Ask STUN and the router, announcing the short code meanwhile (when there is
+        one); the short code's gate, or None."""
+        gathering: list[Callable[[], Awaitable[None]]] = []
+        if self.punching is not None:
+            gathering.append(self.do_probe)
+        if self.opts.port_mapping:
+            gathering.append(self.do_map)
+        short = self.short
+        gate = ShortCodeGate(short, self.fingerprint, self.secret, self.on_status) \
+            if short else None
+        announced = False
         if short is not None and gate is not None:
             code, ready = str(short), gate
             announced = await _start_announcing(
-                serving, short.number, port, [c.address for c in lan_candidates],
-                opts.rules, gathering, lambda: on_short_code(code, ready))
+                nursery, short.number, self.port, [c.address for c in self.lan_candidates],
+                self.opts.rules, gathering, lambda: on_short_code(code, ready))
         else:
             async with trio.open_nursery() as gather:
                 for task in gathering:
                     gather.start_soon(task)
         if not announced:
-            short = None
-        router_private = any("no public address" in n or "does not know its internet" in n
-                             for n in router_notes)
-        candidates = list(lan_candidates)
+            self.short = None
+        return gate
+
+    def candidates(self, nursery: trio.Nursery, onion_seed: bytes | None
+                   ) -> tuple[list[Candidate], Candidate | None]:
+        """The invite's candidates (and our public one for punching), with the notes that
+        say what was found; the onion service is published when nothing else surely
+        reaches us."""
+        probe, mapping, port = self.probe, self.mapping, self.port
+        candidates = list(self.lan_candidates)
         if mapping is not None and mapping.public:
             candidates.insert(0, Candidate(MAPPED, mapping.external_address,
                                            mapping.external_port))
-        punchable = probe.nat == NAT_EASY and probe.mapped is not None
-        public = Candidate(PUNCH, *probe.mapped) if punchable and probe.mapped else None
+        public = Candidate(PUNCH, *probe.mapped) if self.punchable and probe.mapped else None
         if public is not None:
             candidates.append(public)
         if not candidates:
@@ -210,88 +260,75 @@ async def _serve(opts: ReachOptions, port: int, bind: str | None, pin: bytes, se
         reachable = (mapping is not None and mapping.public) or (
             probe.nat == NAT_NONE and probe.mapped is not None)
         tor_notes: list[str] = []
-        if not reachable and onion_seed is not None and opts.tor.mode != "off":
-            tor = TorUse(opts.tor, opts.data_dir, config_dir())
-            why = tor.missing()
-            if why is None:
-                address = onion_address(public_key_of(onion_seed))
-                candidates.append(Candidate(ONION, address, port))
-                tor_notes.append(
-                    f"through Tor: a joiner who cannot connect directly reaches this host "
-                    f"at {address} (the joiner needs tor installed; the service is "
-                    "being published)")
-                serving.start_soon(_keep_onion, tor, onion_seed, port,
-                                   _onion_target(bind, port), on_status)
-            else:
-                tor_notes.append(f"through Tor any joiner could reach this host, but {why}"
-                                 "; then host again")
-        candidates = _keep(candidates)
-        stun_asked = bool(opts.stun_servers)
-        notes.extend(describe(probe.nat, mapping, probe.mapped, port, router_private,
-                              stun_asked))
-        notes.extend(tor_notes)
-        if mapping is None and router_notes and opts.port_mapping:
-            notes.append("port mapping: " + "; ".join(dict.fromkeys(router_notes)))
-        notes.extend(probe.notes)
-        invite = Invite.v2(candidates, pin, secret, probe.nat)
-        if short is None:
-            gate = None
-        puncher = HostPuncher(punching, opts.data_dir, secret, opts.stun_servers, accept,
-                              serving, on_status, public) if punching is not None else None
-        used: set[bytes] = set()
+        if not reachable and onion_seed is not None and self.opts.tor.mode != "off":
+            tor_notes.append(self._onion(nursery, onion_seed, candidates))
+        self.notes.extend(self.describe())
+        self.notes.extend(tor_notes)
+        if mapping is None and self.router_notes and self.opts.port_mapping:
+            self.notes.append("port mapping: " + "; ".join(dict.fromkeys(self.router_notes)))
+        self.notes.extend(probe.notes)
+        return _keep(candidates), public
 
-        async def take_reply(code: str, say: Callable[[str], None]) -> None:
-            try:
-                reply = ReplyCode.decode(code)
-                reply.verify(secret, time.time())
-                if reply.nonce in used:
-                    raise ReplyCodeError("this reply code was already used: ask for a "
-                                         "fresh one")
-                if not all(c.kind == PUNCH for c in reply.candidates):
-                    raise ReplyCodeError("this reply code lists no public address to "
-                                         "punch to")
-            except ReplyCodeError as exc:
-                on_status(f"a reply code was refused: {exc}")
-                say(f"error: {exc}")
-                return
-            used.add(reply.nonce)
-            if not punchable or puncher is None:
-                why = describe(probe.nat, mapping, probe.mapped, port, router_private,
-                               stun_asked)[0]
-                say(f"error: this host cannot punch through its NAT: it is {why}")
-                return
-            shown = ", ".join(str(c) for c in reply.candidates)
-            on_status(f"punching through the NATs to {shown}")
-            say(f"punching through the NATs to {shown} (up to {PUNCH_TIME:g} s)")
-            try:
-                await puncher.to_reply(list(reply.candidates))
-            except PunchFailed as exc:
-                words = punch_failed_words(str(exc), port)
-                on_status(words)
-                say(f"error: {words}")
-                return
-            say("ok: connected through the NATs; the game goes on in the host's window")
+    def describe(self) -> list[str]:
+        router_private = any("no public address" in n or "does not know its internet" in n
+                             for n in self.router_notes)
+        return describe(self.probe.nat, self.mapping, self.probe.mapped, self.port,
+                        router_private, bool(self.opts.stun_servers))
 
-        def moved(now: Candidate) -> None:
-            nonlocal invite
-            invite = Invite.v2(_keep([c for c in invite.candidates if c.kind != PUNCH]
-                                     + [now]), pin, secret, NAT_EASY)
-            on_status(f"your public address for hole punching is now {now.address}:"
-                      f"{now.port} (your router restarted?): the other player's invite "
-                      "code no longer reaches you. Give them the new one below: they stop "
-                      "their program and join with it, and the game resumes")
-            on_invite(invite.encode())
+    def _onion(self, nursery: trio.Nursery, onion_seed: bytes,
+               candidates: list[Candidate]) -> str:
+        """Add our onion address to `candidates` and publish it, when tor can be used; the
+        note that says so, or why not."""
+        tor = TorUse(self.opts.tor, self.opts.data_dir, config_dir())
+        why = tor.missing()
+        if why is not None:
+            return f"through Tor any joiner could reach this host, but {why}; then host again"
+        address = onion_address(public_key_of(onion_seed))
+        candidates.append(Candidate(ONION, address, self.port))
+        nursery.start_soon(_keep_onion, tor, onion_seed, self.port,
+                           _onion_target(self.bind, self.port), self.on_status)
+        return (f"through Tor: a joiner who cannot connect directly reaches this host at "
+                f"{address} (the joiner needs tor installed; the service is being "
+                "published)")
 
-        inbox_problem = await serving.start(serve_inbox, opts.data_dir, take_reply)
-        if inbox_problem is not None:
-            notes.append(f"reply codes cannot be taken here: {inbox_problem}")
-        if mapping is not None:
-            serving.start_soon(_keep_mapping, mapping, on_status)
-        if puncher is not None and punchable:
-            serving.start_soon(puncher.punch_back, away, moved)
-        task_status.started(Offer(invite.encode(), str(short) if short else None, notes,
-                                  gate))
-        await trio.sleep_forever()
+    async def take_reply(self, code: str, say: Callable[[str], None]) -> None:
+        try:
+            reply = ReplyCode.decode(code)
+            reply.verify(self.secret, time.time())
+            if reply.nonce in self.used:
+                raise ReplyCodeError("this reply code was already used: ask for a fresh "
+                                     "one")
+            if not all(c.kind == PUNCH for c in reply.candidates):
+                raise ReplyCodeError("this reply code lists no public address to punch to")
+        except ReplyCodeError as exc:
+            self.on_status(f"a reply code was refused: {exc}")
+            say(f"error: {exc}")
+            return
+        self.used.add(reply.nonce)
+        if not self.punchable or self.puncher is None:
+            say(f"error: this host cannot punch through its NAT: it is {self.describe()[0]}")
+            return
+        shown = ", ".join(str(c) for c in reply.candidates)
+        self.on_status(f"punching through the NATs to {shown}")
+        say(f"punching through the NATs to {shown} (up to {PUNCH_TIME:g} s)")
+        try:
+            await self.puncher.to_reply(list(reply.candidates))
+        except PunchFailed as exc:
+            words = punch_failed_words(str(exc), self.port)
+            self.on_status(words)
+            say(f"error: {words}")
+            return
+        say("ok: connected through the NATs; the game goes on in the host's window")
+
+    def moved(self, now: Candidate) -> None:
+        assert self.invite is not None
+        self.invite = Invite.v2(_keep([c for c in self.invite.candidates if c.kind != PUNCH]
+                                      + [now]), self.pin, self.secret, NAT_EASY)
+        self.on_status(f"your public address for hole punching is now {now.address}:"
+                       f"{now.port} (your router restarted?): the other player's invite "
+                       "code no longer reaches you. Give them the new one below: they stop "
+                       "their program and join with it, and the game resumes")
+        self.on_invite(self.invite.encode())
 
 
 def punch_failed_words(why: str, port: int) -> str:

@@ -350,11 +350,13 @@ class GameSession(Generic[P]):
 
     # -- one connection -----------------------------------------------------------------
 
-    async def run_connection(self, channel: FramedChannel, peer_has: int) -> None:
+    async def run_connection(self, channel: FramedChannel, peer_has: int,
+                             screen: Callable[[bytes], None] | None = None) -> None:
         """Play over `channel` until the game is over and the peer holds all of it
         (returns), or the connection breaks (raises NetError or SessionError). Once the
         game is done, the peer has `limits.bye` seconds to confirm that it holds every
-        message of ours (its goodbye); then the connection counts as lost."""
+        message of ours (its goodbye); then the connection counts as lost. `screen`, when
+        given, sees every frame before the game does, and may refuse it by raising."""
         self.link = Link.CONNECTED
         now = trio.current_time()
         if self.away_since is not None:
@@ -375,7 +377,7 @@ class GameSession(Generic[P]):
                 nursery.start_soon(channel.keep_alive)
                 nursery.start_soon(self._writer, channel)
                 nursery.start_soon(self._timers)
-                nursery.start_soon(self._reader, channel, nursery.cancel_scope)
+                nursery.start_soon(self._reader, channel, nursery.cancel_scope, screen)
                 await self._until_settled()
                 nursery.cancel_scope.cancel()
         except BaseExceptionGroup as group:
@@ -412,7 +414,8 @@ class GameSession(Generic[P]):
             else:  # (done once, then not: a setup reveal that had crossed the end came, and
                 await self.wait_changed()  # the audit follows after all, SPEC 2.4)
 
-    async def _reader(self, channel: FramedChannel, scope: trio.CancelScope) -> None:
+    async def _reader(self, channel: FramedChannel, scope: trio.CancelScope,
+                      screen: Callable[[bytes], None] | None) -> None:
         while True:
             try:
                 frame = await channel.receive()
@@ -421,6 +424,8 @@ class GameSession(Generic[P]):
                     scope.cancel()  # the peer left after confirming everything: fine
                     return
                 raise
+            if screen is not None:
+                screen(frame)
             await self._take(frame, channel)
 
     async def _take(self, frame: bytes, channel: FramedChannel) -> None:
