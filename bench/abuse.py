@@ -90,14 +90,14 @@ from processes import (
     verify_all,
 )
 
-from p2pgotg.net.errors import ConnectFailedError, NetError
-from p2pgotg.net.framing import HEADER, KEEPALIVE, FrameDecoder, encode_frame
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.multihost import tune_collector_for_many_games
-from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, SessionError, Timeouts
-from p2pgotg.net.tls import client_context
+from p2pgotg.net.play.joining import JoinConfig, join_game
+from p2pgotg.net.play.multihost import tune_collector_for_many_games
+from p2pgotg.net.play.seat import drive
+from p2pgotg.net.play.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.transport.errors import ConnectFailedError, NetError
+from p2pgotg.net.transport.framing import HEADER, KEEPALIVE, FrameDecoder, encode_frame
+from p2pgotg.net.transport.tls import client_context
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.players.levels import SEAT_DEFAULT
 from p2pgotg.protocol import HOST, LocalProtocolError, Phase, control

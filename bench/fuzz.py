@@ -53,8 +53,8 @@ from p2pgotg.crypto import public_bytes, sign
 from p2pgotg.games import replay
 from p2pgotg.games.gotg.flow import GotgFlow
 from p2pgotg.games.gotg.peer import GotgPeer
-from p2pgotg.net.errors import FrameTooLargeError
-from p2pgotg.net.framing import HEADER, MAX_FRAME, FrameDecoder
+from p2pgotg.net.transport.errors import FrameTooLargeError
+from p2pgotg.net.transport.framing import HEADER, MAX_FRAME, FrameDecoder
 from p2pgotg.protocol import (
     HOST,
     JOINER,

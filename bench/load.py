@@ -52,12 +52,12 @@ from processes import (
     verify_all,
 )
 
-from p2pgotg.net.errors import NetError
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.multihost import tune_collector_for_many_games
-from p2pgotg.net.session import GameSession, SessionError, Timeouts
-from p2pgotg.net.transcript_file import TranscriptFile
+from p2pgotg.net.play.joining import JoinConfig, join_game
+from p2pgotg.net.play.multihost import tune_collector_for_many_games
+from p2pgotg.net.play.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.play.transcript_file import TranscriptFile
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.transport.errors import NetError
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.players.levels import PLAYABLE, SEAT_DEFAULT, Level
 from p2pgotg.protocol import LocalProtocolError, Phase

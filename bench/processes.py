@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from p2pgotg.games import replay
-from p2pgotg.net.invite import Invite
+from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.protocol import TranscriptError, parse
 
 TICK = os.sysconf("SC_CLK_TCK")

@@ -23,9 +23,9 @@ from pathlib import Path
 import trio
 
 from p2pgotg.games import replay
-from p2pgotg.net.framing import FramedChannel
-from p2pgotg.net.session import GameSession, Timeouts
-from p2pgotg.net.tls import (
+from p2pgotg.net.play.session import GameSession, Timeouts
+from p2pgotg.net.transport.framing import FramedChannel
+from p2pgotg.net.transport.tls import (
     client_context,
     make_certificate,
     server_context,
@@ -405,9 +405,9 @@ async def handshake_time(runs: int) -> float:
 async def _handshake_only(base: Path) -> float:
     from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-    from p2pgotg.net.hosting import HostConfig
-    from p2pgotg.net.invite import Invite
-    from p2pgotg.net.joining import JoinConfig, join_game
+    from p2pgotg.net.play.hosting import HostConfig
+    from p2pgotg.net.play.joining import JoinConfig, join_game
+    from p2pgotg.net.reaching.invite import Invite
 
     cert, key = make_certificate()
     limits = Timeouts()
@@ -437,7 +437,7 @@ async def _handshake_only(base: Path) -> float:
 
 
 async def _host_task(config, seat, task_status=trio.TASK_STATUS_IGNORED) -> None:
-    from p2pgotg.net.hosting import host_game
+    from p2pgotg.net.play.hosting import host_game
 
     await host_game(config, seat, task_status=task_status)
 

@@ -35,11 +35,11 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from processes import HostProcess, fd_count, rss_mib, start_host, verify_all
 
-from p2pgotg.net.errors import NetError
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.multihost import FULL
-from p2pgotg.net.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.play.joining import JoinConfig, join_game
+from p2pgotg.net.play.multihost import FULL
+from p2pgotg.net.play.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.transport.errors import NetError
 from p2pgotg.selfplay import bot_runner
 from p2pgotg.testing.faultproxy import CUT, DOWN, HALF_CLOSE, KINDS, STALL, UP, FaultProxy, Plan
 
@@ -54,11 +54,11 @@ def serve(home: Path, max_games: int) -> int:
     """The host process: host_many with SOAK_LIMITS until SIGINT/SIGTERM; prints its
     invite first and its counts last (one JSON line)."""
     os.environ["P2PGOTG_HOME"] = str(home)
-    from p2pgotg.net.admission import AdmissionLimits
-    from p2pgotg.net.games import games_dir
-    from p2pgotg.net.hosting import HostConfig
-    from p2pgotg.net.multihost import host_many
-    from p2pgotg.net.paths import load_or_create_identity, load_or_create_tls_identity
+    from p2pgotg.net.play.hosting import HostConfig
+    from p2pgotg.net.play.multihost import host_many
+    from p2pgotg.net.play.saved_games import games_dir
+    from p2pgotg.net.transport.admission import AdmissionLimits
+    from p2pgotg.net.transport.paths import load_or_create_identity, load_or_create_tls_identity
     from p2pgotg.rules import RuleOptions
 
     cert, key = load_or_create_tls_identity()

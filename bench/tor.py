@@ -95,10 +95,10 @@ from pathlib import Path
 sys.path.insert(0, sys.argv[1])
 from load import Tally, load_seat
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.racing import prepare_join
-from p2pgotg.net.session import Limits
-from p2pgotg.net.tor import TorChoice
+from p2pgotg.net.play.joining import JoinConfig, join_game
+from p2pgotg.net.reaching.racing import prepare_join
+from p2pgotg.net.play.session import Limits
+from p2pgotg.net.reaching.tor import TorChoice
 
 async def main():
     limits, tally, stop = Limits(), Tally(), trio.Event()

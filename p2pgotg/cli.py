@@ -17,7 +17,7 @@ from p2pgotg.rules import Game, Setup, Side
 _N = TypeVar("_N", int, float)
 
 if TYPE_CHECKING:
-    from p2pgotg.net.lines import LineWriter
+    from p2pgotg.net.play.lines import LineWriter
     from p2pgotg.protocol import Report
 
 
@@ -108,8 +108,8 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 def _print_game(report: Report, role: str, names: dict[str, bytes]) -> None:
     """`verify`'s lines on a game that began: who played, the rules, the result and the
     verdict, each side named as the reader knows it (`you` for the reader's own key)."""
-    from p2pgotg.net.paths import own_public_keys
-    from p2pgotg.net.player_name import player_label, saved_names
+    from p2pgotg.net.play.player_name import player_label, saved_names
+    from p2pgotg.net.transport.paths import own_public_keys
     from p2pgotg.protocol import Finding
     from p2pgotg.protocol.flow import other
     from p2pgotg.protocol.verdict import colour_of, result_words
@@ -186,7 +186,7 @@ def _cmd_show(args: argparse.Namespace) -> int:
 
 def _cmd_games(args: argparse.Namespace) -> int:
     """List the saved games: unfinished first, each with the command that resumes it."""
-    from p2pgotg.net.games import games_dir
+    from p2pgotg.net.play.saved_games import games_dir
     from p2pgotg.ui.saved_games import list_saved_games
 
     folder = games_dir()
@@ -242,7 +242,7 @@ def _cmd_selfplay(args: argparse.Namespace) -> int:
 
 
 def _limits(args: argparse.Namespace):
-    from p2pgotg.net.session import Timeouts
+    from p2pgotg.net.play.session import Timeouts
 
     return Timeouts(abandon=float(args.abandon), audit=float(args.audit_timeout),
                   duty=float(args.duty_timeout),
@@ -270,7 +270,7 @@ def _say(text: str) -> None:
 def _lines() -> LineWriter:
     """The one writer of the loop's lines, made on first use: importing the net layer
     (trio with it) at start-up would slow every command, `verify` and `demo` included."""
-    from p2pgotg.net.lines import LineWriter
+    from p2pgotg.net.play.lines import LineWriter
 
     return LineWriter()
 
@@ -304,11 +304,11 @@ def _cmd_host(args: argparse.Namespace) -> int:
     import trio
 
     from p2pgotg import cli_internet
-    from p2pgotg.net.errors import NetError
-    from p2pgotg.net.games import games_dir
-    from p2pgotg.net.hosting import HostConfig
-    from p2pgotg.net.paths import load_or_create_identity, load_or_create_tls_identity
-    from p2pgotg.net.player_name import BadNameError
+    from p2pgotg.net.play.hosting import HostConfig
+    from p2pgotg.net.play.player_name import BadNameError
+    from p2pgotg.net.play.saved_games import games_dir
+    from p2pgotg.net.transport.errors import NetError
+    from p2pgotg.net.transport.paths import load_or_create_identity, load_or_create_tls_identity
     from p2pgotg.selfplay import bot_runner, seat_seed
 
     if args.reply is not None:
@@ -384,7 +384,7 @@ GAME_IN_USE_EXIT = 75
 
 def _failure_code(exc: BaseException) -> int:
     """The exit status for an error that stopped `host` or `join`."""
-    from p2pgotg.net.games import GameInUse
+    from p2pgotg.net.play.saved_games import GameInUse
 
     return GAME_IN_USE_EXIT if isinstance(exc, GameInUse) else 1
 
@@ -395,8 +395,8 @@ def _run_network(main_task: Callable[[], Awaitable[object]]) -> int:
     none)."""
     import trio
 
-    from p2pgotg.net.errors import NetError
-    from p2pgotg.net.session import SessionError, unwrap
+    from p2pgotg.net.play.session import SessionError, unwrap
+    from p2pgotg.net.transport.errors import NetError
 
     try:
         try:
@@ -428,9 +428,9 @@ def _host_many(args: argparse.Namespace, config) -> int:
 
     import trio
 
-    from p2pgotg.net.bot_worker_client import open_bot_worker
-    from p2pgotg.net.invite import one_invite
-    from p2pgotg.net.multihost import ACTION_LIMIT, host_many, tune_collector_for_many_games
+    from p2pgotg.net.play.bot_worker_client import open_bot_worker
+    from p2pgotg.net.play.multihost import ACTION_LIMIT, host_many, tune_collector_for_many_games
+    from p2pgotg.net.reaching.invite import one_invite
     from p2pgotg.selfplay import bot_runner, seat_seed
     from p2pgotg.ui.words import plural
 
@@ -505,7 +505,7 @@ async def _stop_on_signal(stop) -> None:
 
 
 async def _host_and_report(config, runner, task_status=None) -> None:
-    from p2pgotg.net.hosting import host_game
+    from p2pgotg.net.play.hosting import host_game
 
     session = await host_game(config, runner, on_status=_status,
                               on_invite=lambda code: _say(f"invite: {code}"),
@@ -519,13 +519,13 @@ def _cmd_join(args: argparse.Namespace) -> int:
     import trio
 
     from p2pgotg import cli_internet
-    from p2pgotg.net.errors import NetError
-    from p2pgotg.net.games import games_dir
-    from p2pgotg.net.joining import JoinConfig, join_game
-    from p2pgotg.net.paths import identity_for_joining
-    from p2pgotg.net.player_name import BadNameError
-    from p2pgotg.net.racing import prepare_join
-    from p2pgotg.net.session import GameSession, SessionError
+    from p2pgotg.net.play.joining import JoinConfig, join_game
+    from p2pgotg.net.play.player_name import BadNameError
+    from p2pgotg.net.play.saved_games import games_dir
+    from p2pgotg.net.play.session import GameSession, SessionError
+    from p2pgotg.net.reaching.racing import prepare_join
+    from p2pgotg.net.transport.errors import NetError
+    from p2pgotg.net.transport.paths import identity_for_joining
     from p2pgotg.selfplay import bot_runner, seat_seed
 
     if args.code is None:
@@ -558,7 +558,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
         return await join_game(config, bot_runner(seat_seed(args.seed), args.bot_delay,
                                                   args.level), on_status=_status)
 
-    from p2pgotg.net.session import unwrap
+    from p2pgotg.net.play.session import unwrap
 
     try:
         try:
@@ -579,7 +579,7 @@ def _player_name(args: argparse.Namespace, ask: bool) -> str | None:
     BadNameError for a name that cannot be one."""
     import os
 
-    from p2pgotg.net.player_name import NAME_ENV, clean_name, load_name, save_name
+    from p2pgotg.net.play.player_name import NAME_ENV, clean_name, load_name, save_name
 
     given = getattr(args, "name", None)
     if given is not None:
@@ -595,7 +595,7 @@ def _player_name(args: argparse.Namespace, ask: bool) -> str | None:
 
 def _ask_name() -> str | None:
     """The first time: ask for a name, keep it beside the keys (Enter skips, for now)."""
-    from p2pgotg.net.player_name import BadNameError, name_path, save_name
+    from p2pgotg.net.play.player_name import BadNameError, name_path, save_name
 
     if not sys.stdin.isatty():
         return None
@@ -636,7 +636,7 @@ def _interface(args: argparse.Namespace, mode: str | None, resume: bool | None =
         bot = " (or add --bot to let the bot play this side)" if mode in ("host", "join") else ""
         print(f"the game's screen needs a terminal: run this in one{bot}", file=sys.stderr)
         return 2
-    from p2pgotg.net.player_name import BadNameError
+    from p2pgotg.net.play.player_name import BadNameError
     from p2pgotg.ui.runner import Launch, run_terminal
     from p2pgotg.ui.state import Mode
 
@@ -822,7 +822,7 @@ def _host_again(args: argparse.Namespace, key, interactive: bool) -> bool | None
     (`--resume`, `--new`, or nothing to resume), None for the screen to ask. Raises
     _CannotHost when neither can be done: rule options given for a new game are never
     dropped to resume a game hosted with other rules."""
-    from p2pgotg.net.games import games_dir, unfinished_games
+    from p2pgotg.net.play.saved_games import games_dir, unfinished_games
     from p2pgotg.protocol import HOST
 
     saved = [g for g in unfinished_games(games_dir(), HOST, key) if g.join_secret is not None]

@@ -1,6 +1,6 @@
 """The command line of playing across networks: `--stun`, `--no-port-map`, `host --reply`,
 `join SHORT-CODE` and `join` alone (the games on this LAN). cli.py wires these in; the
-work is done by the net layer (reach.py, racing.py, pake_link.py, lan.py)."""
+work is done by `net.reaching` (offer.py, racing.py, pake_link.py, lan.py)."""
 
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ def add_start_arguments(p: argparse.ArgumentParser) -> None:
 def stun_servers(args: argparse.Namespace) -> list[tuple[str, int]] | None:
     """The servers asked for (defaults when none), [] for 'off'; None after printing an
     error for a malformed one."""
-    from p2pgotg.net.stun_client import DEFAULT_SERVERS, parse_server
+    from p2pgotg.net.reaching.stun_client import DEFAULT_SERVERS, parse_server
 
     given = getattr(args, "stun", None)
     source = "--stun"
@@ -98,8 +98,8 @@ def stun_servers(args: argparse.Namespace) -> list[tuple[str, int]] | None:
 
 
 def tor_choice(args: argparse.Namespace) -> Any:
-    """The --tor asked for (net.tor.TorChoice), None after printing an error."""
-    from p2pgotg.net.tor import TorChoice
+    """The --tor asked for (net.reaching.tor.TorChoice), None after printing an error."""
+    from p2pgotg.net.reaching.tor import TorChoice
 
     given, source = getattr(args, "tor", None), "--tor"
     if given is None and os.environ.get(TOR_ENV, "").strip():
@@ -125,8 +125,8 @@ def loopback_only(bind: str | None) -> bool:
 def reach_options(args: argparse.Namespace, rules: str) -> Any:
     """ReachOptions for `host`, None when listening on loopback only (nothing to reach from
     outside), False after printing an error."""
-    from p2pgotg.net.paths import data_dir
-    from p2pgotg.net.reach import ReachOptions
+    from p2pgotg.net.reaching.offer import ReachOptions
+    from p2pgotg.net.transport.paths import data_dir
 
     if loopback_only(getattr(args, "bind", None)):
         return None
@@ -152,8 +152,8 @@ def cmd_host_reply(args: argparse.Namespace) -> int:
     """`host --reply CODE`: hand the code to the running host and print what it did."""
     import trio
 
-    from p2pgotg.net.paths import data_dir
-    from p2pgotg.net.reply_inbox import InboxError, send_reply
+    from p2pgotg.net.reaching.reply_inbox import InboxError, send_reply
+    from p2pgotg.net.transport.paths import data_dir
     from p2pgotg.reach.reply_code import ReplyCode, ReplyCodeError
 
     try:
@@ -182,7 +182,7 @@ def cmd_list_lan_games() -> int:
     """`join` with no code: the games announced on this LAN."""
     import trio
 
-    from p2pgotg.net.lan import BROWSE_TIME, browse
+    from p2pgotg.net.reaching.lan import BROWSE_TIME, browse
 
     games = trio.run(browse)
     if not games:
@@ -199,13 +199,13 @@ def cmd_list_lan_games() -> int:
 
 def given_code(words: list[str]) -> str | None:
     """The code in `join`'s words: None for none, else as racing.typed_code reads it."""
-    from p2pgotg.net.racing import typed_code
+    from p2pgotg.net.reaching.racing import typed_code
 
     return typed_code(" ".join(words)) if words else None
 
 
 def check_join_code(code: str) -> str | None:
     """What is wrong with a code given to `join` (None when it can be tried)."""
-    from p2pgotg.net.racing import code_problem
+    from p2pgotg.net.reaching.racing import code_problem
 
     return code_problem(code)

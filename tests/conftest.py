@@ -18,7 +18,7 @@ from collections.abc import Iterable, Mapping
 
 import pytest
 
-from p2pgotg.net.transcript_file import TranscriptFile
+from p2pgotg.net.play.transcript_file import TranscriptFile
 from p2pgotg.rules import (
     FULL_SET,
     Game,

@@ -7,9 +7,9 @@ from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import JoinConfig
-from p2pgotg.net.session import GameSession, Timeouts
+from p2pgotg.net.play.joining import JoinConfig
+from p2pgotg.net.play.session import GameSession, Timeouts
+from p2pgotg.net.reaching.invite import Invite
 
 SAFETY = 30  # seconds: a net against hangs, never a measure of speed
 # Short enough that a stall costs about a second, long enough that a busy machine never

@@ -45,8 +45,8 @@ def fake_host(number: int, port: int, addresses: list[str]) -> None:
     import trio
     from zeroconf import ServiceInfo, Zeroconf
 
-    from p2pgotg.net.framing import FramedChannel
-    from p2pgotg.net.tls import certificate_fingerprint, make_certificate, server_context
+    from p2pgotg.net.transport.framing import FramedChannel
+    from p2pgotg.net.transport.tls import certificate_fingerprint, make_certificate, server_context
     from p2pgotg.reach.pake import HOST_ROLE, PakeError, PakeSide
 
     cert, key = make_certificate()
@@ -99,9 +99,9 @@ def fake_host(number: int, port: int, addresses: list[str]) -> None:
 def guesser(address: str, port: int, code: str, sessions: int) -> None:
     import trio
 
-    from p2pgotg.net.framing import FramedChannel
-    from p2pgotg.net.session import SessionError, expect
-    from p2pgotg.net.tls import certificate_fingerprint, client_context, peer_certificate
+    from p2pgotg.net.play.session import SessionError, expect
+    from p2pgotg.net.transport.framing import FramedChannel
+    from p2pgotg.net.transport.tls import certificate_fingerprint, client_context, peer_certificate
     from p2pgotg.protocol import control
     from p2pgotg.reach.pake import JOINER_ROLE, PakeSide
 

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from p2pgotg.games.gotg.peer import GotgPeer
-from p2pgotg.net.paths import SECOND_SEAT_FILE, load_or_create_identity
-from p2pgotg.net.transcript_file import TranscriptFile
+from p2pgotg.net.play.transcript_file import TranscriptFile
+from p2pgotg.net.transport.paths import SECOND_SEAT_FILE, load_or_create_identity
 from p2pgotg.players.bot import Bot
 from p2pgotg.players.bot_seat import action_for, decide_turn
 from p2pgotg.protocol import HOST, JOINER

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from p2pgotg.games.gotg.flow import GotgFlow
-from p2pgotg.net.framing import FrameDecoder
+from p2pgotg.net.transport.framing import FrameDecoder
 
 _PATH = Path(__file__).resolve().parent.parent / "bench" / "fuzz.py"
 

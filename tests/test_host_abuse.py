@@ -24,23 +24,23 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hostkit import FAST, SAFETY, assert_clean, joiner
 
 from p2pgotg.games.gotg.peer import GotgPeer
-from p2pgotg.net import joining
-from p2pgotg.net.admission import AdmissionLimits, source_of
-from p2pgotg.net.errors import NetError
-from p2pgotg.net.framing import HEADER, FramedChannel, encode_frame
-from p2pgotg.net.hosting import INVITE_TAKEN, PREGAME_WORDS, HostConfig, host_game
-from p2pgotg.net.hosting import Hosting as MultiHosting
-from p2pgotg.net.hosting import HostStats as MultiHostStats
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import PIN_MISMATCH_WORDS, join_game
-from p2pgotg.net.multihost import ACTION_LIMIT, FULL, host_many
-from p2pgotg.net.seat import drive_async
-from p2pgotg.net.session import (
+from p2pgotg.net.play import joining
+from p2pgotg.net.play.hosting import INVITE_TAKEN, PREGAME_WORDS, HostConfig, host_game
+from p2pgotg.net.play.hosting import Hosting as MultiHosting
+from p2pgotg.net.play.hosting import HostStats as MultiHostStats
+from p2pgotg.net.play.joining import PIN_MISMATCH_WORDS, join_game
+from p2pgotg.net.play.multihost import ACTION_LIMIT, FULL, host_many
+from p2pgotg.net.play.seat import drive_async
+from p2pgotg.net.play.session import (
     GameSession,
     SessionError,
     Timeouts,
 )
-from p2pgotg.net.tls import (
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.transport.admission import AdmissionLimits, source_of
+from p2pgotg.net.transport.errors import NetError
+from p2pgotg.net.transport.framing import HEADER, FramedChannel, encode_frame
+from p2pgotg.net.transport.tls import (
     certificate_fingerprint,
     client_context,
     make_certificate,
@@ -398,7 +398,7 @@ async def test_a_joiner_shows_the_hosts_refusal_escaped(tmp_path):
         await channel.receive()
         await channel.send(frames.raw("error", reason="\x1b]52;c;cm0gLXJm\x07 go away"))
 
-    from p2pgotg.net.tls import public_key_pin
+    from p2pgotg.net.transport.tls import public_key_pin
 
     async with trio.open_nursery() as nursery:
         listeners = await nursery.start(serve_tls, refusing, server_context(cert, key), 0,

@@ -18,12 +18,12 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from test_host_abuse import assert_clean, bot_until  # (the same seats and checks)
 
-from p2pgotg.net.framing import FramedChannel
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.lines import LineWriter
-from p2pgotg.net.session import Timeouts
-from p2pgotg.net.tls import open_pinned_connection
+from p2pgotg.net.play.joining import JoinConfig, join_game
+from p2pgotg.net.play.lines import LineWriter
+from p2pgotg.net.play.session import Timeouts
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.transport.framing import FramedChannel
+from p2pgotg.net.transport.tls import open_pinned_connection
 
 SAFETY = 60  # seconds: a net against hangs, never a measure of speed
 F_SETPIPE_SZ = 1031  # (fcntl, Linux)

@@ -10,7 +10,7 @@ import itertools
 
 import pytest
 
-from p2pgotg.net.host_policy import (
+from p2pgotg.net.play.host_policy import (
     FULL,
     INVITE_TAKEN,
     HeldGame,

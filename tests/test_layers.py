@@ -116,9 +116,9 @@ def test_every_package_has_a_row() -> None:
 def test_the_check_sees_a_forbidden_import(tmp_path: Path) -> None:
     """The checker itself finds an import buried in a function."""
     source = tmp_path / "m.py"
-    source.write_text("def f():\n    from p2pgotg.net.session import GameSession\n")
-    assert "p2pgotg.net.session" in imported_modules(source)
-    assert layer_of("p2pgotg.net.session") == "net"
+    source.write_text("def f():\n    from p2pgotg.net.play.session import GameSession\n")
+    assert "p2pgotg.net.play.session" in imported_modules(source)
+    assert layer_of("p2pgotg.net.play.session") == "net"
 
 
 def test_a_games_rules_engine_and_bot_import_no_protocol() -> None:

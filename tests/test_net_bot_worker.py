@@ -10,8 +10,8 @@ import pytest
 import trio
 
 from p2pgotg.games.gotg.peer import GotgPeer
-from p2pgotg.net.bot_worker import SetupRequest, TurnRequest, ViewDelta, _Games
-from p2pgotg.net.bot_worker_client import RemoteBotSeat, open_bot_worker
+from p2pgotg.net.play.bot_worker import SetupRequest, TurnRequest, ViewDelta, _Games
+from p2pgotg.net.play.bot_worker_client import RemoteBotSeat, open_bot_worker
 from p2pgotg.players.bot_seat import BotSeat, action_for, rules_to_accept
 from p2pgotg.rules import ChallengeMode, FlagRule, RuleOptions, Side
 from p2pgotg.testing.pair import Pair

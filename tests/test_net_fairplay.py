@@ -22,10 +22,10 @@ import trio.testing
 
 from p2pgotg.cli import main as cli_main
 from p2pgotg.games.gotg.peer import GotgPeer
-from p2pgotg.net.errors import NetError
-from p2pgotg.net.framing import FramedChannel
-from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.play.seat import drive
+from p2pgotg.net.play.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.transport.errors import NetError
+from p2pgotg.net.transport.framing import FramedChannel
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError, parse
 from p2pgotg.protocol.envelope import Envelope
@@ -396,10 +396,15 @@ async def test_a_host_that_only_says_error_cannot_make_the_joiner_give_its_game_
     been away for the abandonment limit in all, then claims the game."""
     from functools import partial
 
-    from p2pgotg.net.invite import Invite
-    from p2pgotg.net.joining import JoinConfig, join_game
-    from p2pgotg.net.tls import make_certificate, public_key_pin, serve_tls, server_context
-    from p2pgotg.net.transcript_file import TranscriptFile
+    from p2pgotg.net.play.joining import JoinConfig, join_game
+    from p2pgotg.net.play.transcript_file import TranscriptFile
+    from p2pgotg.net.reaching.invite import Invite
+    from p2pgotg.net.transport.tls import (
+        make_certificate,
+        public_key_pin,
+        serve_tls,
+        server_context,
+    )
     from p2pgotg.testing.pair import Pair
 
     pair = Pair.new(seed="error-host")

@@ -23,13 +23,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hostkit import FAST, SAFETY
 
 from p2pgotg.cli import main as cli_main
-from p2pgotg.net.errors import NetError
-from p2pgotg.net.framing import FramedChannel
-from p2pgotg.net.hosting import HostConfig, Hosting, host_game
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.session import GameSession, SessionError, Timeouts
-from p2pgotg.net.tls import (
+from p2pgotg.net.play.hosting import HostConfig, Hosting, host_game
+from p2pgotg.net.play.joining import JoinConfig, join_game
+from p2pgotg.net.play.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.transport.errors import NetError
+from p2pgotg.net.transport.framing import FramedChannel
+from p2pgotg.net.transport.tls import (
     make_certificate,
     open_pinned_connection,
     public_key_pin,

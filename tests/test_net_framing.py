@@ -1,6 +1,6 @@
 """Frames over byte streams: the sans-IO decoder, then the trio channel on memory streams.
 
-Expected bytes come from the wire format in p2pgotg/net/framing.py's docstring: a 4-byte
+Expected bytes come from the wire format in p2pgotg/net/transport/framing.py's docstring: a 4-byte
 big-endian length, then the payload; length 0 is a keepalive.
 """
 
@@ -14,13 +14,13 @@ import trio.testing
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2pgotg.net.errors import (
+from p2pgotg.net.transport.errors import (
     ConnectionClosedError,
     FrameTooLargeError,
     PeerSilentError,
     TruncatedFrameError,
 )
-from p2pgotg.net.framing import (
+from p2pgotg.net.transport.framing import (
     KEEPALIVE,
     MAX_FRAME,
     FramedChannel,

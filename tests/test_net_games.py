@@ -20,10 +20,10 @@ import trio.testing
 
 from p2pgotg.cli import main as cli_main
 from p2pgotg.games.gotg.peer import GotgPeer
-from p2pgotg.net.framing import FramedChannel
-from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Timeouts
-from p2pgotg.net.transcript_file import TranscriptFile
+from p2pgotg.net.play.seat import drive
+from p2pgotg.net.play.session import GameSession, Timeouts
+from p2pgotg.net.play.transcript_file import TranscriptFile
+from p2pgotg.net.transport.framing import FramedChannel
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, parse
 from p2pgotg.protocol.envelope import Envelope

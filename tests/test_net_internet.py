@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from netbed import STUN_ARGS, Bed, missing_tools
 
-from p2pgotg.net.invite import Invite
+from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.reach.candidates import MAPPED, PUNCH, Candidate
 from p2pgotg.reach.reply_code import ReplyCode
 
@@ -308,7 +308,7 @@ def test_stale_foreign_and_mistyped_reply_codes_are_refused(bed, tmp_path):
 
 MAPPING_SCRIPT = """
 import sys, trio
-from p2pgotg.net import portmap
+from p2pgotg.net.reaching import portmap
 async def main():
     local = portmap._local_address_towards("10.14.1.1")
     if sys.argv[1] == "PCP":

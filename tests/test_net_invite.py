@@ -12,8 +12,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2pgotg.net.errors import BadInviteError
-from p2pgotg.net.invite import Invite, reachable_addresses
+from p2pgotg.net.reaching.invite import Invite, reachable_addresses
+from p2pgotg.net.transport.errors import BadInviteError
 
 ALPHABET = "abcdefghijklmnopqrstuvwxyz234567"
 PIN = bytes(range(32))
@@ -231,7 +231,7 @@ def test_family_wildcards_keep_to_their_family(no_traffic):
 
 
 def test_one_invite_lists_every_address_of_a_hosts_v1_codes():
-    from p2pgotg.net.invite import one_invite
+    from p2pgotg.net.reaching.invite import one_invite
 
     pin, secret = bytes(range(32)), bytes(range(16))
     codes = [Invite(a, 4000, pin, secret).encode() for a in ("192.168.1.20", "fd00::5",

@@ -221,7 +221,7 @@ def test_an_igd_whose_address_is_not_an_ip_is_no_mapping(lan, tmp_path, where):
 
 MAPPING_SCRIPT = """
 import json, socket, sys, trio
-from p2pgotg.net import portmap
+from p2pgotg.net.reaching import portmap
 
 async def main():
     for scenario in sys.argv[2:]:

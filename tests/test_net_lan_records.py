@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from zeroconf import ServiceInfo
 
-from p2pgotg.net.lan import MAX_ADDRESSES, SERVICE, _game, _wanted
+from p2pgotg.net.reaching.lan import MAX_ADDRESSES, SERVICE, _game, _wanted
 
 
 def announcement(name: str = "p2pgotg game 7 on alice", *, port: int = 4000,

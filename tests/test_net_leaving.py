@@ -11,12 +11,12 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pgotg.net.hosting import HostConfig, host_game
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import OWN_KEY_WORDS, JoinConfig, join_game
-from p2pgotg.net.paths import identity_for_joining, load_or_create_identity
-from p2pgotg.net.session import GameSession, Link, SessionError, Timeouts
-from p2pgotg.net.tls import make_certificate, public_key_pin
+from p2pgotg.net.play.hosting import HostConfig, host_game
+from p2pgotg.net.play.joining import OWN_KEY_WORDS, JoinConfig, join_game
+from p2pgotg.net.play.session import GameSession, Link, SessionError, Timeouts
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.transport.paths import identity_for_joining, load_or_create_identity
+from p2pgotg.net.transport.tls import make_certificate, public_key_pin
 from p2pgotg.protocol import HOST, JOINER
 from p2pgotg.rules import RuleOptions
 from p2pgotg.selfplay import bot_runner
@@ -90,8 +90,8 @@ async def test_two_seats_of_one_account_play_each_other(tmp_path, monkeypatch):
     its own account (the pin is its own TLS key's) and joins with a second key; both
     transcripts are kept in the one folder."""
     monkeypatch.setenv("P2PGOTG_HOME", str(tmp_path / "home"))
-    from p2pgotg.net.games import games_dir
-    from p2pgotg.net.paths import load_or_create_tls_identity
+    from p2pgotg.net.play.saved_games import games_dir
+    from p2pgotg.net.transport.paths import load_or_create_tls_identity
 
     key = load_or_create_identity()
     cert, tls_key = load_or_create_tls_identity()

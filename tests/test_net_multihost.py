@@ -23,16 +23,16 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from hostkit import FAST, SAFETY, assert_clean, joiner
 
 from p2pgotg.games import replay
-from p2pgotg.net.bot_worker_client import open_bot_worker
-from p2pgotg.net.hosting import HostConfig
-from p2pgotg.net.hosting import Hosting as MultiHosting
-from p2pgotg.net.hosting import HostStats as MultiHostStats
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import join_game
-from p2pgotg.net.multihost import FULL, host_many
-from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, SessionError, Timeouts
-from p2pgotg.net.tls import make_certificate
+from p2pgotg.net.play.bot_worker_client import open_bot_worker
+from p2pgotg.net.play.hosting import HostConfig
+from p2pgotg.net.play.hosting import Hosting as MultiHosting
+from p2pgotg.net.play.hosting import HostStats as MultiHostStats
+from p2pgotg.net.play.joining import join_game
+from p2pgotg.net.play.multihost import FULL, host_many
+from p2pgotg.net.play.seat import drive
+from p2pgotg.net.play.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.transport.tls import make_certificate
 from p2pgotg.players.bot import Bot
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import Finding, Phase, parse
@@ -305,8 +305,8 @@ async def test_a_resent_joiner_hello_finds_its_game_among_several_waiting(tmp_pa
     when one game waits (issue 13: another holder of the invite must not take it over); a
     `first` of no game of ours finds nothing."""
     from p2pgotg.games.gotg.peer import GotgPeer as Peer
-    from p2pgotg.net.host_policy import HostPolicy, Resume, TossBound, decide
-    from p2pgotg.net.hosting import Host, _Game
+    from p2pgotg.net.play.host_policy import HostPolicy, Resume, TossBound, decide
+    from p2pgotg.net.play.hosting import Host, _Game
     from p2pgotg.protocol import HOST
     from p2pgotg.protocol.control import Hi
 
@@ -371,7 +371,7 @@ def test_the_many_game_host_command_plays_through_its_worker_and_leaves_none_beh
             with contextlib.suppress(OSError):  # (a thread that ended meanwhile)
                 children += [int(c) for c in (task / "children").read_text().split()]
         workers = [c for c in children
-                   if b"p2pgotg.net.bot_worker" in Path(f"/proc/{c}/cmdline").read_bytes()]
+                   if b"p2pgotg.net.play.bot_worker" in Path(f"/proc/{c}/cmdline").read_bytes()]
         assert len(workers) == 1
         joiners = [p2pgotg(tmp_path / f"joiner-{i}", "join", code, "--bot", "--seed", str(i),
                            out=tmp_path / f"joiner-{i}.out") for i in range(2)]

@@ -13,11 +13,11 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.cli import main
-from p2pgotg.net.hosting import HostConfig, host_game
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.seat import drive
-from p2pgotg.net.tls import make_certificate
+from p2pgotg.net.play.hosting import HostConfig, host_game
+from p2pgotg.net.play.joining import JoinConfig, join_game
+from p2pgotg.net.play.seat import drive
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.transport.tls import make_certificate
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import parse
 from p2pgotg.rules import RuleOptions

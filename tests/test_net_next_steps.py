@@ -13,12 +13,12 @@ from functools import partial
 import pytest
 import trio
 
-from p2pgotg.net.errors import ConnectFailedError
-from p2pgotg.net.invite import NAT_EASY, NAT_UNKNOWN, Invite
-from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.racing import JoinReach, race, race_opener
-from p2pgotg.net.reach import describe
-from p2pgotg.net.session import SessionError, Timeouts
+from p2pgotg.net.play.joining import JoinConfig, join_game
+from p2pgotg.net.play.session import SessionError, Timeouts
+from p2pgotg.net.reaching.invite import NAT_EASY, NAT_UNKNOWN, Invite
+from p2pgotg.net.reaching.offer import describe
+from p2pgotg.net.reaching.racing import JoinReach, race, race_opener
+from p2pgotg.net.transport.errors import ConnectFailedError
 from p2pgotg.reach.candidates import LAN, PUNCH, Candidate
 from p2pgotg.reach.stun import HEADER_SIZE
 

@@ -15,15 +15,15 @@ from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.x509.oid import NameOID
 
-from p2pgotg.net import paths
-from p2pgotg.net.errors import IdentityFileError
-from p2pgotg.net.paths import (
+from p2pgotg.net.transport import paths
+from p2pgotg.net.transport.errors import IdentityFileError
+from p2pgotg.net.transport.paths import (
     config_dir,
     data_dir,
     load_or_create_identity,
     load_or_create_tls_identity,
 )
-from p2pgotg.net.tls import make_certificate, public_key_pin, server_context
+from p2pgotg.net.transport.tls import make_certificate, public_key_pin, server_context
 
 posix_only = pytest.mark.skipif(sys.platform == "win32", reason="POSIX permissions")
 

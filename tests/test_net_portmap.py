@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2pgotg.net.portmap import MappingFailed, PortMapping, ssdp_location
+from p2pgotg.net.reaching.portmap import MappingFailed, PortMapping, ssdp_location
 
 IGD_ANSWER = (b"HTTP/1.1 200 OK\r\nCACHE-CONTROL: max-age=120\r\n"
               b"ST: urn:schemas-upnp-org:device:InternetGatewayDevice:1\r\n"

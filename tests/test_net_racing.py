@@ -10,11 +10,11 @@ from functools import partial
 import pytest
 import trio
 
-from p2pgotg.net.errors import ConnectFailedError, PinMismatchError
-from p2pgotg.net.invite import NAT_SYMMETRIC, NAT_UNKNOWN, Invite
-from p2pgotg.net.racing import JoinReach, race
-from p2pgotg.net.session import SessionError, Timeouts
-from p2pgotg.net.tls import (
+from p2pgotg.net.play.session import SessionError, Timeouts
+from p2pgotg.net.reaching.invite import NAT_SYMMETRIC, NAT_UNKNOWN, Invite
+from p2pgotg.net.reaching.racing import JoinReach, race
+from p2pgotg.net.transport.errors import ConnectFailedError, PinMismatchError
+from p2pgotg.net.transport.tls import (
     listening_port,
     make_certificate,
     public_key_pin,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 import trio
 
-from p2pgotg.net.reply_inbox import InboxError, inbox_path, send_reply, serve_inbox
+from p2pgotg.net.reaching.reply_inbox import InboxError, inbox_path, send_reply, serve_inbox
 from p2pgotg.reach.candidates import PUNCH, Candidate
 from p2pgotg.reach.reply_code import ReplyCode
 

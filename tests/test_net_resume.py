@@ -22,14 +22,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.cli import main as cli_main
 from p2pgotg.games import replay
-from p2pgotg.net import hosting, joining
-from p2pgotg.net.errors import ConnectionClosedError
-from p2pgotg.net.framing import FramedChannel
-from p2pgotg.net.hosting import HostConfig, host_game
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.session import GameSession, SessionError, Timeouts
-from p2pgotg.net.tls import make_certificate
+from p2pgotg.net.play import hosting, joining
+from p2pgotg.net.play.hosting import HostConfig, host_game
+from p2pgotg.net.play.joining import JoinConfig, join_game
+from p2pgotg.net.play.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.transport.errors import ConnectionClosedError
+from p2pgotg.net.transport.framing import FramedChannel
+from p2pgotg.net.transport.tls import make_certificate
 from p2pgotg.protocol import HOST, JOINER, Finding, encode_record, parse
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.rules import RuleOptions

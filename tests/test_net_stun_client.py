@@ -11,8 +11,8 @@ from functools import partial
 import pytest
 import trio
 
-from p2pgotg.net.reuse import PortReservation
-from p2pgotg.net.stun_client import StunFailed, parse_server, probe, query
+from p2pgotg.net.reaching.reuse import PortReservation
+from p2pgotg.net.reaching.stun_client import StunFailed, parse_server, probe, query
 from p2pgotg.reach.candidates import address_problem
 from p2pgotg.reach.stun import HEADER_SIZE
 

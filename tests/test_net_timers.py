@@ -21,14 +21,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.cli import main as cli_main
 from p2pgotg.games.gotg.peer import GotgPeer
-from p2pgotg.net.errors import ConnectionClosedError, NetError, PeerSilentError
-from p2pgotg.net.framing import FramedChannel
-from p2pgotg.net.hosting import HostConfig, host_game
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.seat import drive
-from p2pgotg.net.session import GameSession, Link, Timeouts
-from p2pgotg.net.tls import make_certificate
+from p2pgotg.net.play.hosting import HostConfig, host_game
+from p2pgotg.net.play.joining import JoinConfig, join_game
+from p2pgotg.net.play.seat import drive
+from p2pgotg.net.play.session import GameSession, Link, Timeouts
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.transport.errors import ConnectionClosedError, NetError, PeerSilentError
+from p2pgotg.net.transport.framing import FramedChannel
+from p2pgotg.net.transport.tls import make_certificate
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError, parse
 from p2pgotg.protocol.envelope import Envelope

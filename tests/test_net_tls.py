@@ -14,8 +14,8 @@ from cryptography import x509
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from p2pgotg.net import tls
-from p2pgotg.net.errors import (
+from p2pgotg.net.transport import tls
+from p2pgotg.net.transport.errors import (
     ConnectFailedError,
     ConnectionClosedError,
     HandshakeTimeoutError,
@@ -24,8 +24,8 @@ from p2pgotg.net.errors import (
     PinMismatchError,
     TLSHandshakeError,
 )
-from p2pgotg.net.framing import MAX_FRAME, FramedChannel
-from p2pgotg.net.tls import (
+from p2pgotg.net.transport.framing import MAX_FRAME, FramedChannel
+from p2pgotg.net.transport.tls import (
     certificate_fingerprint,
     client_context,
     listening_port,

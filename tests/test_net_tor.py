@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 import trio
 
-from p2pgotg.net.errors import ConnectFailedError
-from p2pgotg.net.invite import NAT_SYMMETRIC, NAT_UNKNOWN, Invite
-from p2pgotg.net.racing import JoinReach, race, through_tor
-from p2pgotg.net.reach import ReachOptions, offer
-from p2pgotg.net.session import SessionError, Timeouts
-from p2pgotg.net.tls import make_certificate, public_key_pin, serve_tls, server_context
-from p2pgotg.net.tor import INSTALL, TorChoice, TorFailed, TorMissing, TorUse
-from p2pgotg.net.tor_link import TorControl
+from p2pgotg.net.play.session import SessionError, Timeouts
+from p2pgotg.net.reaching.invite import NAT_SYMMETRIC, NAT_UNKNOWN, Invite
+from p2pgotg.net.reaching.offer import ReachOptions, offer
+from p2pgotg.net.reaching.racing import JoinReach, race, through_tor
+from p2pgotg.net.reaching.tor import INSTALL, TorChoice, TorFailed, TorMissing, TorUse
+from p2pgotg.net.reaching.tor_link import TorControl
+from p2pgotg.net.transport.errors import ConnectFailedError
+from p2pgotg.net.transport.tls import make_certificate, public_key_pin, serve_tls, server_context
 from p2pgotg.reach.candidates import LAN, ONION, Candidate
 from p2pgotg.reach.tor_onion import game_seed, onion_address, public_key_of
 
@@ -176,7 +176,7 @@ async def test_a_tor_that_cannot_start_says_why(tmp_path):
 
 async def test_a_tor_that_never_opens_its_control_port_is_given_up(tmp_path, monkeypatch):
     monkeypatch.setenv("PATH", str(fake_tor(tmp_path / "bin", f"exec {SLEEP} 60\n")))
-    monkeypatch.setattr("p2pgotg.net.tor.START_TIMEOUT", 0.5)
+    monkeypatch.setattr("p2pgotg.net.reaching.tor.START_TIMEOUT", 0.5)
     use = TorUse(TorChoice("auto"), tmp_path / "data", tmp_path / "config")
     with pytest.raises(TorFailed, match=r"did not open its control port within 0.5 s"):
         await use.control(lambda s: None)

@@ -19,7 +19,7 @@ from test_net_internet import SAFETY, Run
 from torbed import CONTROL_PORT, TorBed, TorNetworkDown, tools_missing
 
 from p2pgotg.games import replay
-from p2pgotg.net.invite import NAT_SYMMETRIC, NAT_UNKNOWN, Invite
+from p2pgotg.net.reaching.invite import NAT_SYMMETRIC, NAT_UNKNOWN, Invite
 from p2pgotg.protocol import Finding, parse
 from p2pgotg.protocol.transcript import TranscriptError
 from p2pgotg.reach.candidates import LAN, ONION, PUNCH

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 import trio
 
-from p2pgotg.net.game_lock import GameInUseError
-from p2pgotg.net.transcript_file import TranscriptFile
+from p2pgotg.net.play.game_lock import GameInUseError
+from p2pgotg.net.play.transcript_file import TranscriptFile
 from p2pgotg.protocol import HOST, parse
 
 KEY = bytes(range(32))

@@ -14,7 +14,7 @@ import pytest
 
 from p2pgotg.cli import main
 from p2pgotg.games import replay
-from p2pgotg.net.transcript_file import TranscriptFile
+from p2pgotg.net.play.transcript_file import TranscriptFile
 from p2pgotg.protocol import HOST, Finding, TranscriptError, parse
 from p2pgotg.testing.pair import Pair
 from protocol.scenarios import write_transcripts
@@ -265,7 +265,7 @@ def test_a_torn_finished_game_says_what_the_intact_records_show(tmp_path, capsys
 
 
 def test_a_torn_unfinished_game_is_listed_for_resuming(tmp_path) -> None:
-    from p2pgotg.net.games import unfinished_games
+    from p2pgotg.net.play.saved_games import unfinished_games
     from p2pgotg.ui.saved_games import describe_game
 
     path = _unfinished_game(tmp_path)

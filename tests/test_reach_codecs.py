@@ -19,8 +19,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2pgotg.net.errors import BadInviteError
-from p2pgotg.net.invite import NAT_EASY, NAT_SYMMETRIC, Invite
+from p2pgotg.net.reaching.invite import NAT_EASY, NAT_SYMMETRIC, Invite
+from p2pgotg.net.transport.errors import BadInviteError
 from p2pgotg.reach import natpmp, pcp, stun
 from p2pgotg.reach.candidates import (
     LAN,

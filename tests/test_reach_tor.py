@@ -20,8 +20,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from p2pgotg.net.errors import BadInviteError
-from p2pgotg.net.invite import NAT_SYMMETRIC, Invite
+from p2pgotg.net.reaching.invite import NAT_SYMMETRIC, Invite
+from p2pgotg.net.transport.errors import BadInviteError
 from p2pgotg.reach import tor_control, tor_socks
 from p2pgotg.reach.candidates import LAN, ONION, PUNCH, Candidate, CodeError
 from p2pgotg.reach.tor_control import ControlError, Reply, ReplyParser

@@ -11,8 +11,8 @@ import pytest
 
 from p2pgotg.games.towers.peer import TowersPeer
 from p2pgotg.games.towers.rules import Game, RuleOptions
-from p2pgotg.net.clock import Clocks
-from p2pgotg.net.session import Link
+from p2pgotg.net.play.clock import Clocks
+from p2pgotg.net.play.session import Link
 from p2pgotg.protocol import HOST, JOINER, LocalProtocolError
 from p2pgotg.protocol.events import Event
 from p2pgotg.testing.pair import TLS_FP, DetRand, det_key

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import trio
 
-from p2pgotg.net.invite import NAT_EASY, Invite
-from p2pgotg.net.session import GameSession, Link, Timeouts
+from p2pgotg.net.play.session import GameSession, Link, Timeouts
+from p2pgotg.net.reaching.invite import NAT_EASY, Invite
 from p2pgotg.protocol import HOST, JOINER
 from p2pgotg.reach.candidates import LAN, MAPPED, PUNCH, Candidate
 from p2pgotg.reach.reply_code import ReplyCode

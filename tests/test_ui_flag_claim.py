@@ -15,10 +15,10 @@ import pytest
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.session import GameSession, Timeouts
-from p2pgotg.net.tls import make_certificate
+from p2pgotg.net.play.joining import JoinConfig, join_game
+from p2pgotg.net.play.session import GameSession, Timeouts
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.transport.tls import make_certificate
 from p2pgotg.protocol import JOINER, Phase
 from p2pgotg.rules import Move, Rank, Side, Termination, parse_square
 from p2pgotg.ui import end_screen

@@ -22,7 +22,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from prompt_toolkit.input import create_pipe_input
 from prompt_toolkit.output import DummyOutput
 
-from p2pgotg.net.session import Timeouts
+from p2pgotg.net.play.session import Timeouts
 from p2pgotg.rules import Move, Side, neighbours, square_name
 from p2pgotg.ui import board, end_screen, setup_screen
 from p2pgotg.ui.board import fragments_text
@@ -380,7 +380,7 @@ def test_join_screen_accepts_the_hosts_rules(tmp_path: Path) -> None:
 
 
 def _fresh_tls() -> tuple[bytes, bytes]:
-    from p2pgotg.net.tls import make_certificate
+    from p2pgotg.net.transport.tls import make_certificate
 
     return make_certificate()
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pgotg.net.invite import Invite
+from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.rules import RuleOptions
 from p2pgotg.ui import board, end_screen, lobby_screen, play_screen, setup_screen
 from p2pgotg.ui.board import fragments_text

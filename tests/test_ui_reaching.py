@@ -11,9 +11,9 @@ import time
 import pytest
 
 from p2pgotg import cli
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.reach import ReachOptions
-from p2pgotg.net.stun_client import DEFAULT_SERVERS, parse_server
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.reaching.offer import ReachOptions
+from p2pgotg.net.reaching.stun_client import DEFAULT_SERVERS, parse_server
 from p2pgotg.reach.candidates import LAN, PUNCH, Candidate
 from p2pgotg.reach.reply_code import ReplyCode
 from p2pgotg.ui import lobby_screen, start_screen

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from p2pgotg.net.invite import Invite
+from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.reach.candidates import LAN, Candidate
 from p2pgotg.ui import lobby_screen
 from p2pgotg.ui.board import fragments_text

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import textwrap
 
-from p2pgotg.net.session import Link
+from p2pgotg.net.play.session import Link
 from p2pgotg.ui.board import Fragments
 from p2pgotg.ui.state import AppState, Mode, Screen
 from p2pgotg.ui.words import capital, clock_text

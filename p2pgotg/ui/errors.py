@@ -7,9 +7,9 @@ import datetime
 import traceback
 from pathlib import Path
 
-from p2pgotg.net.errors import IdentityFileError, NetError
-from p2pgotg.net.paths import data_dir
-from p2pgotg.net.session import SessionError, unwrap
+from p2pgotg.net.play.session import SessionError, unwrap
+from p2pgotg.net.transport.errors import IdentityFileError, NetError
+from p2pgotg.net.transport.paths import data_dir
 
 
 def error_log() -> Path:

@@ -9,7 +9,7 @@ import re
 import secrets
 from pathlib import Path
 
-from p2pgotg.net.paths import config_dir
+from p2pgotg.net.transport.paths import config_dir
 from p2pgotg.rules import formation_names as shipped_names
 from p2pgotg.rules import formation_text as shipped_text
 

@@ -7,7 +7,7 @@ import ipaddress
 import textwrap
 
 from p2pgotg.games import module_of
-from p2pgotg.net.session import Link
+from p2pgotg.net.play.session import Link
 from p2pgotg.protocol import JOINER
 from p2pgotg.ui.board import Fragments
 from p2pgotg.ui.state import AppState, Mode, Prompt
@@ -30,8 +30,8 @@ def title(state: AppState) -> str:
 
 def _where(code: str) -> str:
     """Who the invite is for, by what it lists: a label that is true of all of it."""
-    from p2pgotg.net.errors import NetError
-    from p2pgotg.net.invite import Invite
+    from p2pgotg.net.reaching.invite import Invite
+    from p2pgotg.net.transport.errors import NetError
     from p2pgotg.reach.candidates import LAN, MAPPED, PUNCH
 
     try:
@@ -54,8 +54,8 @@ def _where(code: str) -> str:
 
 
 def _loopback_only(code: str) -> bool:
-    from p2pgotg.net.errors import NetError
-    from p2pgotg.net.invite import Invite
+    from p2pgotg.net.reaching.invite import Invite
+    from p2pgotg.net.transport.errors import NetError
 
     try:
         candidates = Invite.decode(code).all_candidates()

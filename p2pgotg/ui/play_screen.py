@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import textwrap
 
-from p2pgotg.net.session import Link
+from p2pgotg.net.play.session import Link
 from p2pgotg.rules import Move, Piece, Rank, square_name
 from p2pgotg.ui import board
 from p2pgotg.ui.board import Fragments, Marks

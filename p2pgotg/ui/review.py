@@ -15,8 +15,8 @@ from typing import TYPE_CHECKING
 
 from p2pgotg.games import replay
 from p2pgotg.games.gotg.flow import GotgFlow
-from p2pgotg.net.paths import own_public_keys
-from p2pgotg.net.player_name import player_label, saved_names
+from p2pgotg.net.play.player_name import player_label, saved_names
+from p2pgotg.net.transport.paths import own_public_keys
 from p2pgotg.protocol import Finding, Report, Transcript, TranscriptError, parse
 from p2pgotg.protocol.flow import HOST, JOINER, other
 from p2pgotg.rules import (

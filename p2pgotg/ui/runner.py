@@ -28,19 +28,19 @@ from prompt_toolkit.output import Output
 from p2pgotg.crypto import equal
 from p2pgotg.games import module_for, module_of
 from p2pgotg.games.gotg.peer import GotgPeer
-from p2pgotg.net.games import games_dir, unfinished_games
-from p2pgotg.net.hosting import HostConfig, Hosting, host_game
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.joining import JoinConfig, join_game
-from p2pgotg.net.paths import (
+from p2pgotg.net.play.hosting import HostConfig, Hosting, host_game
+from p2pgotg.net.play.joining import JoinConfig, join_game
+from p2pgotg.net.play.saved_games import games_dir, unfinished_games
+from p2pgotg.net.play.session import GameSession, Link, Timeouts
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.reaching.racing import REPLY_WAIT, prepare_join
+from p2pgotg.net.reaching.tor import OFF, TorChoice
+from p2pgotg.net.transport.paths import (
     identity_for_joining,
     load_or_create_identity,
     load_or_create_tls_identity,
 )
-from p2pgotg.net.racing import REPLY_WAIT, prepare_join
-from p2pgotg.net.session import GameSession, Link, Timeouts
-from p2pgotg.net.tls import make_certificate
-from p2pgotg.net.tor import OFF, TorChoice
+from p2pgotg.net.transport.tls import make_certificate
 from p2pgotg.players.levels import PLAY_DEFAULT
 from p2pgotg.protocol import HOST, JOINER, LocalProtocolError
 from p2pgotg.protocol.peer import Action
@@ -76,7 +76,7 @@ class Launch:
     join_identity: Callable[[bytes], Ed25519PrivateKey] | None = None
     review: Path | None = None  # `p2pgotg show FILE`: open this game's review
     join_give_up: float = 60.0  # a new join whose host never answers stops after this
-    reach: Any = None  # net.reach.ReachOptions for `host` beyond loopback (SPEC 3.7-3.8)
+    reach: Any = None  # net.reaching.offer.ReachOptions for `host` beyond loopback (SPEC 3.7-3.8)
     #: Hosting with an unfinished hosted game saved: resume it (True), host a new game
     #: (False), or ask on the screen (None; `host --resume` and `--new` decide).
     resume: bool | None = None
@@ -391,7 +391,7 @@ class Controller:
     async def _take_reply(self, code: str, generation: int) -> None:
         """Hand a joiner's reply code to our host, through the same inbox that `p2pgotg
         host --reply CODE` uses (reach.offer serves it), and show its answer."""
-        from p2pgotg.net.reply_inbox import InboxError, send_reply
+        from p2pgotg.net.reaching.reply_inbox import InboxError, send_reply
 
         reach = self.launch.reach
         if reach is None or self.state.mode is not Mode.HOST:

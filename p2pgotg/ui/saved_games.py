@@ -12,7 +12,7 @@ from pathlib import Path
 from p2pgotg.games import replay
 from p2pgotg.games.gotg.flow import GotgFlow
 from p2pgotg.games.towers.flow import TowersFlow
-from p2pgotg.net.player_name import saved_names, who
+from p2pgotg.net.play.player_name import saved_names, who
 from p2pgotg.protocol import Finding, TranscriptError, parse
 from p2pgotg.protocol.flow import HOST, other
 from p2pgotg.ui.review import BOT_FOLDER  # (games against the bot, kept apart)

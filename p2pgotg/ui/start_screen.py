@@ -90,7 +90,7 @@ def submit_code(state: AppState, text: str) -> None:
     """Join with what was typed: a short code (found on this network) or an invite code,
     checked as `p2pgotg join CODE` checks it; the join then takes the same path, STUN and
     hole punching included (runner.Controller._join)."""
-    from p2pgotg.net.racing import code_problem, typed_code
+    from p2pgotg.net.reaching.racing import code_problem, typed_code
 
     code = typed_code(text)
     problem = code_problem(code)

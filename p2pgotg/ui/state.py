@@ -17,7 +17,7 @@ from p2pgotg.games.gotg.events import ChallengeStarted, GameStarted, MovePlayed,
 from p2pgotg.games.gotg.flow import GotgFlow
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.games.towers.peer import TowersPeer
-from p2pgotg.net.player_name import who
+from p2pgotg.net.play.player_name import who
 from p2pgotg.players.levels import PLAY_DEFAULT
 from p2pgotg.protocol import JOINER, Phase
 from p2pgotg.protocol.events import (
@@ -46,7 +46,7 @@ from p2pgotg.ui.words import (
 )
 
 if TYPE_CHECKING:
-    from p2pgotg.net.session import GameSession
+    from p2pgotg.net.play.session import GameSession
     from p2pgotg.ui.towers.model import TowersScreen
     from p2pgotg.ui.towers.review import TowersReview
 
@@ -138,7 +138,7 @@ class _NoDriver:
         raise RuntimeError("no driver attached")
 
     def games_folder(self) -> Path:
-        from p2pgotg.net.games import games_dir
+        from p2pgotg.net.play.saved_games import games_dir
 
         return games_dir()
 

@@ -35,10 +35,14 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pgotg.crypto import sign
 from p2pgotg.games.gotg.flow import GotgFlow
 from p2pgotg.games.gotg.peer import GotgPeer, _OwnSetup
-from p2pgotg.net.errors import FrameTooLargeError, NetError
-from p2pgotg.net.framing import KEEPALIVE, MAX_FRAME, FrameDecoder, encode_frame
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.tls import certificate_fingerprint, open_pinned_connection, peer_certificate
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.transport.errors import FrameTooLargeError, NetError
+from p2pgotg.net.transport.framing import KEEPALIVE, MAX_FRAME, FrameDecoder, encode_frame
+from p2pgotg.net.transport.tls import (
+    certificate_fingerprint,
+    open_pinned_connection,
+    peer_certificate,
+)
 from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError
 from p2pgotg.protocol.envelope import Envelope, seal

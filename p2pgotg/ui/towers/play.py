@@ -32,7 +32,7 @@ from p2pgotg.games.towers.rules import (
     neighbours,
     square_name,
 )
-from p2pgotg.net.session import Link
+from p2pgotg.net.play.session import Link
 from p2pgotg.protocol.events import Event
 from p2pgotg.ui import away_panel, play_screen
 from p2pgotg.ui.board import Fragments

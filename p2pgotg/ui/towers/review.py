@@ -14,8 +14,8 @@ from pathlib import Path
 
 from p2pgotg.games.towers.flow import TowersFlow
 from p2pgotg.games.towers.rules import Action, Game, RuleOptions, TowersError
-from p2pgotg.net.paths import own_public_keys
-from p2pgotg.net.player_name import player_label, saved_names
+from p2pgotg.net.play.player_name import player_label, saved_names
+from p2pgotg.net.transport.paths import own_public_keys
 from p2pgotg.protocol import Finding, Report, Transcript
 from p2pgotg.protocol.flow import other
 from p2pgotg.ui.board import fragments_text

@@ -8,7 +8,7 @@ import datetime
 from pathlib import Path
 
 from p2pgotg.games.towers.flow import TowersFlow
-from p2pgotg.net.player_name import saved_names, who
+from p2pgotg.net.play.player_name import saved_names, who
 from p2pgotg.protocol import Finding, Report, Transcript
 from p2pgotg.protocol.flow import HOST, other
 from p2pgotg.ui.saved_games import SavedGameInfo

@@ -17,9 +17,9 @@ from pathlib import Path
 
 import trio
 
-from p2pgotg.net import rendezvous, stun_client
-from p2pgotg.net.invite import NAT_EASY, NAT_NONE
-from p2pgotg.net.punch import PunchFailed, PunchPort
+from p2pgotg.net.reaching import rendezvous, stun_client
+from p2pgotg.net.reaching.invite import NAT_EASY, NAT_NONE
+from p2pgotg.net.reaching.punch import PunchFailed, PunchPort
 from p2pgotg.protocol import HOST
 from p2pgotg.reach.candidates import PUNCH, Candidate
 

@@ -34,20 +34,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import equal
 from p2pgotg.games import module_of
-from p2pgotg.net import rendezvous
-from p2pgotg.net._stream import abort_on_close
-from p2pgotg.net.admission import (
-    AdmissionLimits,
-    Gate,
-    Ticket,
-    peer_address,
-    serve_admission,
-    serve_one,
-)
-from p2pgotg.net.errors import NetError
-from p2pgotg.net.framing import FramedChannel
-from p2pgotg.net.games import SavedGame, resume_session, unfinished_games
-from p2pgotg.net.host_policy import (
+from p2pgotg.net.play.host_policy import (
     INVITE_TAKEN,
     HeldGame,
     HostPolicy,
@@ -56,12 +43,10 @@ from p2pgotg.net.host_policy import (
     Refuse,
     decide,
 )
-from p2pgotg.net.invite import Invite, reachable_addresses
-from p2pgotg.net.pake_link import ShortCodeGate, is_pake_frame
-from p2pgotg.net.player_name import shown_name
-from p2pgotg.net.reach import ReachOptions, offer
-from p2pgotg.net.seat import SeatRunner
-from p2pgotg.net.session import (
+from p2pgotg.net.play.player_name import shown_name
+from p2pgotg.net.play.saved_games import SavedGame, resume_session, unfinished_games
+from p2pgotg.net.play.seat import SeatRunner
+from p2pgotg.net.play.session import (
     GameSession,
     Link,
     SessionError,
@@ -70,7 +55,22 @@ from p2pgotg.net.session import (
     lost_words,
     unwrap,
 )
-from p2pgotg.net.tls import (
+from p2pgotg.net.reaching import rendezvous
+from p2pgotg.net.reaching.invite import Invite, reachable_addresses
+from p2pgotg.net.reaching.offer import ReachOptions, offer
+from p2pgotg.net.reaching.pake_link import ShortCodeGate, is_pake_frame
+from p2pgotg.net.transport._stream import abort_on_close
+from p2pgotg.net.transport.admission import (
+    AdmissionLimits,
+    Gate,
+    Ticket,
+    peer_address,
+    serve_admission,
+    serve_one,
+)
+from p2pgotg.net.transport.errors import NetError
+from p2pgotg.net.transport.framing import FramedChannel
+from p2pgotg.net.transport.tls import (
     certificate_fingerprint,
     listening_port,
     public_key_pin,

@@ -17,10 +17,10 @@ from typing import Generic, TypeVar
 
 import trio
 
-from p2pgotg.net.clock import Clocks
-from p2pgotg.net.errors import NetError, PeerSilentError
-from p2pgotg.net.framing import FramedChannel
-from p2pgotg.net.transcript_file import TranscriptFile
+from p2pgotg.net.play.clock import Clocks
+from p2pgotg.net.play.transcript_file import TranscriptFile
+from p2pgotg.net.transport.errors import NetError, PeerSilentError
+from p2pgotg.net.transport.framing import FramedChannel
 from p2pgotg.protocol import LocalProtocolError, Peer, RemoteProtocolError, Verdict, control
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.events import ClaimMade, Event

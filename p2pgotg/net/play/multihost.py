@@ -22,9 +22,9 @@ from collections.abc import Callable
 
 import trio
 
-from p2pgotg.net.host_policy import FULL, HostPolicy, TossBound
-from p2pgotg.net.hosting import Host, HostConfig, Hosting, HostStats, SeatFactory
-from p2pgotg.net.session import GameSession
+from p2pgotg.net.play.host_policy import FULL, HostPolicy, TossBound
+from p2pgotg.net.play.hosting import Host, HostConfig, Hosting, HostStats, SeatFactory
+from p2pgotg.net.play.session import GameSession
 
 __all__ = ["ACTION_LIMIT", "FULL", "host_many", "tune_collector_for_many_games"]
 

@@ -32,7 +32,7 @@ from p2pgotg.protocol.printable import controls_escaped
 MAX_LINE = 2048
 MAX_ANSWER = 16384  # bytes of the host's answer that are read
 READ_TIMEOUT = 5.0
-ANSWER_TIMEOUT = 30.0  # the host punches for at most PUNCH_TIME (reach.py) before it answers
+ANSWER_TIMEOUT = 30.0  # the host punches for at most PUNCH_TIME (offer.py) before it answers
 
 Reply = Callable[[str], None]
 

@@ -1,4 +1,4 @@
-"""The bot's decisions in a process of their own: `python -m p2pgotg.net.bot_worker`.
+"""The bot's decisions in a process of their own: `python -m p2pgotg.net.play.bot_worker`.
 
 A host holding many games runs every game's bot here, so its event loop does only the
 protocol's work (the bot is the largest share of it) and a second core does the thinking.
@@ -154,7 +154,7 @@ def serve(inp: BinaryIO, out: BinaryIO) -> None:
 
 
 def main() -> None:
-    from p2pgotg.net.multihost import tune_collector_for_many_games
+    from p2pgotg.net.play.multihost import tune_collector_for_many_games
 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     tune_collector_for_many_games()  # (every game's bot and view: a large long-lived heap)
@@ -163,6 +163,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     # Run as the module proper, not as __main__: the requests are pickles of its classes.
-    from p2pgotg.net.bot_worker import main as module_main
+    from p2pgotg.net.play.bot_worker import main as module_main
 
     module_main()

@@ -22,23 +22,23 @@ from dataclasses import dataclass, field
 
 import trio
 
-from p2pgotg.net import stun_client
-from p2pgotg.net._stream import abort_on_close, close_quietly
-from p2pgotg.net.errors import ConnectFailedError, NetError, PinMismatchError
-from p2pgotg.net.invite import NAT_EASY, NAT_NAMES, NAT_NONE, NAT_SYMMETRIC, Invite
-from p2pgotg.net.joining import NoPathError
-from p2pgotg.net.punch import PunchFailed, PunchPort, punch_port
-from p2pgotg.net.rendezvous import stable_port
-from p2pgotg.net.session import Timeouts
-from p2pgotg.net.tls import (
+from p2pgotg.net.play.joining import NoPathError
+from p2pgotg.net.play.session import Timeouts
+from p2pgotg.net.reaching import stun_client
+from p2pgotg.net.reaching.invite import NAT_EASY, NAT_NAMES, NAT_NONE, NAT_SYMMETRIC, Invite
+from p2pgotg.net.reaching.punch import PunchFailed, PunchPort, punch_port
+from p2pgotg.net.reaching.rendezvous import stable_port
+from p2pgotg.net.reaching.tor import OFF, TorChoice, TorFailed, TorUse
+from p2pgotg.net.reaching.tor_link import connect_through
+from p2pgotg.net.transport._stream import abort_on_close, close_quietly
+from p2pgotg.net.transport.errors import ConnectFailedError, NetError, PinMismatchError
+from p2pgotg.net.transport.tls import (
     client_context,
     handshake,
     open_pinned_connection,
     peer_certificate,
     public_key_pin,
 )
-from p2pgotg.net.tor import OFF, TorChoice, TorFailed, TorUse
-from p2pgotg.net.tor_link import connect_through
 from p2pgotg.protocol import JOINER
 from p2pgotg.reach.candidates import ONION, PUNCH, Candidate
 from p2pgotg.reach.reply_code import ReplyCode
@@ -374,8 +374,8 @@ async def prepare_join(code: str, servers: list[tuple[str, int]], limits: Timeou
     """(invite, opener) for `join CODE` (checked by check_join_code first): a short code is
     found on the LAN and its PAKE run; a long v2 code races its candidates (its onion
     candidate through the tor ``tor`` chooses)."""
-    from p2pgotg.net.lan import find
-    from p2pgotg.net.pake_link import join_by_short_code
+    from p2pgotg.net.reaching.lan import find
+    from p2pgotg.net.reaching.pake_link import join_by_short_code
 
     if looks_like_short_code(code):
         short = ShortCode.parse(code)
@@ -386,7 +386,7 @@ async def prepare_join(code: str, servers: list[tuple[str, int]], limits: Timeou
     invite = Invite.decode(code)
     if not invite.candidates:
         return invite, None
-    from p2pgotg.net.paths import config_dir, data_dir
+    from p2pgotg.net.transport.paths import config_dir, data_dir
 
     reach = JoinReach(servers, show_reply, tor=TorUse(tor, data_dir(), config_dir()))
     return invite, race_opener(invite, reach, limits, status)
@@ -395,7 +395,7 @@ async def prepare_join(code: str, servers: list[tuple[str, int]], limits: Timeou
 def typed_code(text: str) -> str:
     """The code in what a person typed or pasted: a short code said with spaces
     (`7 crossover clockwork`) as one, or a long code pasted as it came."""
-    from p2pgotg.net.invite import pasted_code
+    from p2pgotg.net.reaching.invite import pasted_code
 
     spoken = text.strip().strip("'\"")
     if looks_like_short_code(spoken):

@@ -43,7 +43,7 @@ import struct
 import zlib
 from dataclasses import dataclass, field
 
-from p2pgotg.net.errors import BadInviteError
+from p2pgotg.net.transport.errors import BadInviteError
 from p2pgotg.reach.candidates import (
     LAN,
     MAX_CANDIDATES,

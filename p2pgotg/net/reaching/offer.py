@@ -21,9 +21,9 @@ from pathlib import Path
 
 import trio
 
-from p2pgotg.net import lan, portmap, stun_client
-from p2pgotg.net.hostpunch import PUNCH_TIME, HostPuncher
-from p2pgotg.net.invite import (
+from p2pgotg.net.reaching import lan, portmap, stun_client
+from p2pgotg.net.reaching.hostpunch import PUNCH_TIME, HostPuncher
+from p2pgotg.net.reaching.invite import (
     NAT_EASY,
     NAT_NONE,
     NAT_SYMMETRIC,
@@ -31,12 +31,12 @@ from p2pgotg.net.invite import (
     Invite,
     reachable_addresses,
 )
-from p2pgotg.net.pake_link import ShortCodeGate
-from p2pgotg.net.paths import config_dir
-from p2pgotg.net.punch import PunchFailed, PunchPort, punch_port
-from p2pgotg.net.rendezvous import stable_port
-from p2pgotg.net.reply_inbox import serve_inbox
-from p2pgotg.net.tor import OFF, TorChoice, TorFailed, TorUse
+from p2pgotg.net.reaching.pake_link import ShortCodeGate
+from p2pgotg.net.reaching.punch import PunchFailed, PunchPort, punch_port
+from p2pgotg.net.reaching.rendezvous import stable_port
+from p2pgotg.net.reaching.reply_inbox import serve_inbox
+from p2pgotg.net.reaching.tor import OFF, TorChoice, TorFailed, TorUse
+from p2pgotg.net.transport.paths import config_dir
 from p2pgotg.protocol import HOST
 from p2pgotg.reach.candidates import LAN, MAPPED, MAX_CANDIDATES, ONION, PUNCH, Candidate
 from p2pgotg.reach.reply_code import ReplyCode, ReplyCodeError

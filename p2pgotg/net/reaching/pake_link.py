@@ -17,13 +17,13 @@ from dataclasses import dataclass
 
 import trio
 
-from p2pgotg.net._stream import close_quietly
-from p2pgotg.net.errors import NetError
-from p2pgotg.net.framing import FramedChannel
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.lan import LanGame
-from p2pgotg.net.session import SessionError, expect
-from p2pgotg.net.tls import (
+from p2pgotg.net.play.session import SessionError, expect
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.reaching.lan import LanGame
+from p2pgotg.net.transport._stream import close_quietly
+from p2pgotg.net.transport.errors import NetError
+from p2pgotg.net.transport.framing import FramedChannel
+from p2pgotg.net.transport.tls import (
     certificate_fingerprint,
     client_context,
     handshake,

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 
 import trio
 
-from p2pgotg.net._stream import STREAM_ERRORS, close_quietly, release_stream
-from p2pgotg.net.errors import ListenError, NetError
-from p2pgotg.net.tls import open_listeners
+from p2pgotg.net.transport._stream import STREAM_ERRORS, close_quietly, release_stream
+from p2pgotg.net.transport.errors import ListenError, NetError
+from p2pgotg.net.transport.tls import open_listeners
 
 #: accept() failing for want of descriptors or kernel memory: pause, never crash.
 RESOURCE_ERRNOS = frozenset({errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM})

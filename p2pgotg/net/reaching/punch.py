@@ -32,7 +32,7 @@ from contextlib import asynccontextmanager
 
 import trio
 
-from p2pgotg.net.reuse import reusable_socket
+from p2pgotg.net.reaching.reuse import reusable_socket
 from p2pgotg.reach.candidates import Candidate
 
 #: The TTL of the SYN that opens our own mapping: our router passes it on (1 hop), the

@@ -15,7 +15,7 @@ import contextlib
 import os
 from pathlib import Path
 
-from p2pgotg.net.paths import config_dir
+from p2pgotg.net.transport.paths import config_dir
 from p2pgotg.protocol.printable import ELLIPSIS, controls_escaped, printable
 
 NAME_FILE = "name"  # beside identity.pem

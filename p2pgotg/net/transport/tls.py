@@ -27,8 +27,8 @@ from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.x509.oid import NameOID
 
-from p2pgotg.net._stream import STREAM_ERRORS, close_quietly
-from p2pgotg.net.errors import (
+from p2pgotg.net.transport._stream import STREAM_ERRORS, close_quietly
+from p2pgotg.net.transport.errors import (
     ConnectFailedError,
     HandshakeTimeoutError,
     ListenError,

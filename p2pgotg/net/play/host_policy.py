@@ -1,6 +1,6 @@
 """What a host does with a joiner's `hi` (SPEC 3.4): admit it to a new game, to one of its
 games (resume), or refuse it, and why. Pure: no I/O, no clock, no trio; the host's driver
-(`net.hosting.Host`) takes a snapshot of its games, asks `decide`, and acts on the answer.
+(`hosting.Host`) takes a snapshot of its games, asks `decide`, and acts on the answer.
 
 The one-game host and the many-game host differ only by their `HostPolicy`: how many games
 at once, and what a made coin toss is bound to (SPEC 3.4, "An invite belongs to its game

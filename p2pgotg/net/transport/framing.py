@@ -17,8 +17,8 @@ from typing import Self
 
 import trio
 
-from p2pgotg.net._stream import STREAM_ERRORS, close_quietly
-from p2pgotg.net.errors import (
+from p2pgotg.net.transport._stream import STREAM_ERRORS, close_quietly
+from p2pgotg.net.transport.errors import (
     ConnectionClosedError,
     FrameTooLargeError,
     NetError,

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import trio
 
-from p2pgotg.net._stream import STREAM_ERRORS, close_quietly
+from p2pgotg.net.transport._stream import STREAM_ERRORS, close_quietly
 from p2pgotg.protocol.printable import printable
 from p2pgotg.reach import tor_control, tor_socks
 from p2pgotg.reach.tor_control import Bootstrap, ControlError, Reply

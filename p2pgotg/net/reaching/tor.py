@@ -24,7 +24,7 @@ from pathlib import Path
 
 import trio
 
-from p2pgotg.net.tor_link import TorControl, TorFailed
+from p2pgotg.net.reaching.tor_link import TorControl, TorFailed
 from p2pgotg.protocol.printable import printable
 from p2pgotg.reach.tor_control import Bootstrap
 

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import trio
 
-from p2pgotg.net._stream import STREAM_ERRORS, close_quietly
-from p2pgotg.net.invite import NAT_EASY, NAT_NONE, NAT_SYMMETRIC, NAT_UNKNOWN
-from p2pgotg.net.reuse import connect_from
+from p2pgotg.net.reaching.invite import NAT_EASY, NAT_NONE, NAT_SYMMETRIC, NAT_UNKNOWN
+from p2pgotg.net.reaching.reuse import connect_from
+from p2pgotg.net.transport._stream import STREAM_ERRORS, close_quietly
 from p2pgotg.reach.stun import (
     HEADER_SIZE,
     StunError,

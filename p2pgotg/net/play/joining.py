@@ -15,19 +15,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import equal
 from p2pgotg.games import module_for
-from p2pgotg.net._stream import abort_on_close
-from p2pgotg.net.errors import (
-    ConnectFailedError,
-    HandshakeTimeoutError,
-    NetError,
-    PinMismatchError,
-)
-from p2pgotg.net.framing import FramedChannel
-from p2pgotg.net.games import resume_session, unfinished_games
-from p2pgotg.net.invite import Invite
-from p2pgotg.net.player_name import shown_name
-from p2pgotg.net.seat import SeatRunner
-from p2pgotg.net.session import (
+from p2pgotg.net.play.player_name import shown_name
+from p2pgotg.net.play.saved_games import resume_session, unfinished_games
+from p2pgotg.net.play.seat import SeatRunner
+from p2pgotg.net.play.session import (
     GameSession,
     Link,
     SessionError,
@@ -36,7 +27,20 @@ from p2pgotg.net.session import (
     receive,
     unwrap,
 )
-from p2pgotg.net.tls import certificate_fingerprint, open_pinned_connection, peer_certificate
+from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.transport._stream import abort_on_close
+from p2pgotg.net.transport.errors import (
+    ConnectFailedError,
+    HandshakeTimeoutError,
+    NetError,
+    PinMismatchError,
+)
+from p2pgotg.net.transport.framing import FramedChannel
+from p2pgotg.net.transport.tls import (
+    certificate_fingerprint,
+    open_pinned_connection,
+    peer_certificate,
+)
 from p2pgotg.protocol import HOST, JOINER, control
 from p2pgotg.protocol.printable import printable
 

@@ -1,4 +1,4 @@
-"""The host's side of the bot worker (`p2pgotg.net.bot_worker`): one process thinks for
+"""The host's side of the bot worker (`p2pgotg.net.play.bot_worker`): one process thinks for
 every game's bot seat, and the host's event loop only sends it what changed and awaits the
 answer (the pattern of python-chess's `chess.engine`: an engine process behind pipes).
 
@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 import trio
 
 from p2pgotg.games.gotg.peer import GotgPeer
-from p2pgotg.net.bot_worker import (
+from p2pgotg.net.play.bot_worker import (
     HEADER,
     Forget,
     SetupRequest,
@@ -30,8 +30,8 @@ from p2pgotg.net.bot_worker import (
     encode,
     ply_of,
 )
-from p2pgotg.net.seat import SeatRunner, drive_async
-from p2pgotg.net.session import GameSession
+from p2pgotg.net.play.seat import SeatRunner, drive_async
+from p2pgotg.net.play.session import GameSession
 from p2pgotg.players.bot_seat import (
     BotSeat,
     Decision,
@@ -174,7 +174,7 @@ def _decision(body: bytes) -> Decision:
 async def open_bot_worker() -> AsyncIterator[BotWorker]:
     """Start the worker process; on leaving, close its input (it exits) and reap it."""
     process = await trio.lowlevel.open_process(
-        [sys.executable, "-m", "p2pgotg.net.bot_worker"],
+        [sys.executable, "-m", "p2pgotg.net.play.bot_worker"],
         stdin=subprocess.PIPE, stdout=subprocess.PIPE)
     worker = BotWorker(process)
     try:

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from p2pgotg.net.game_lock import lock_game_file
-from p2pgotg.net.paths import fsync_dir
+from p2pgotg.net.play.game_lock import lock_game_file
+from p2pgotg.net.transport.paths import fsync_dir
 from p2pgotg.protocol.peer import Record
 from p2pgotg.protocol.transcript import Transcript, encode_header, encode_record, parse
 

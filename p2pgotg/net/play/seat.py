@@ -8,7 +8,7 @@ from collections.abc import Awaitable, Callable
 import trio
 
 from p2pgotg.games.gotg.peer import GotgPeer
-from p2pgotg.net.session import GameSession
+from p2pgotg.net.play.session import GameSession
 from p2pgotg.protocol import LocalProtocolError
 from p2pgotg.protocol.peer import Action
 

@@ -38,8 +38,8 @@ from cryptography.exceptions import UnsupportedAlgorithm
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
-from p2pgotg.net.errors import IdentityFileError
-from p2pgotg.net.tls import make_certificate, public_key_pin
+from p2pgotg.net.transport.errors import IdentityFileError
+from p2pgotg.net.transport.tls import make_certificate, public_key_pin
 
 APP = "p2pgotg"
 HOME_ENV = "P2PGOTG_HOME"
