@@ -54,8 +54,9 @@ from processes import (
 
 from p2pgotg.net.play.joining import JoinConfig, join_game
 from p2pgotg.net.play.multihost import tune_collector_for_many_games
-from p2pgotg.net.play.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.play.session import GameSession, Timeouts
 from p2pgotg.net.play.transcript_file import TranscriptFile
+from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.net.transport.errors import NetError
 from p2pgotg.players.bot_seat import BotSeat

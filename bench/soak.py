@@ -37,7 +37,8 @@ from processes import HostProcess, fd_count, rss_mib, start_host, verify_all
 
 from p2pgotg.net.play.joining import JoinConfig, join_game
 from p2pgotg.net.play.multihost import FULL
-from p2pgotg.net.play.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.play.session import GameSession, Timeouts
+from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.net.transport.errors import NetError
 from p2pgotg.selfplay import bot_runner

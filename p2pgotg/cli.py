@@ -395,7 +395,8 @@ def _run_network(main_task: Callable[[], Awaitable[object]]) -> int:
     none)."""
     import trio
 
-    from p2pgotg.net.play.session import SessionError, unwrap
+    from p2pgotg.net.play.session import unwrap
+    from p2pgotg.net.reaching.control_frames import SessionError
     from p2pgotg.net.transport.errors import NetError
 
     try:
@@ -522,7 +523,8 @@ def _cmd_join(args: argparse.Namespace) -> int:
     from p2pgotg.net.play.joining import JoinConfig, join_game
     from p2pgotg.net.play.player_name import BadNameError
     from p2pgotg.net.play.saved_games import games_dir
-    from p2pgotg.net.play.session import GameSession, SessionError
+    from p2pgotg.net.play.session import GameSession
+    from p2pgotg.net.reaching.control_frames import SessionError
     from p2pgotg.net.reaching.racing import prepare_join
     from p2pgotg.net.transport.errors import NetError
     from p2pgotg.net.transport.paths import identity_for_joining

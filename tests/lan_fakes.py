@@ -99,7 +99,7 @@ def fake_host(number: int, port: int, addresses: list[str]) -> None:
 def guesser(address: str, port: int, code: str, sessions: int) -> None:
     import trio
 
-    from p2pgotg.net.play.session import SessionError, expect
+    from p2pgotg.net.reaching.control_frames import SessionError, expect
     from p2pgotg.net.transport.framing import FramedChannel
     from p2pgotg.net.transport.tls import certificate_fingerprint, client_context, peer_certificate
     from p2pgotg.protocol import control

@@ -31,11 +31,8 @@ from p2pgotg.net.play.hosting import HostStats as MultiHostStats
 from p2pgotg.net.play.joining import PIN_MISMATCH_WORDS, join_game
 from p2pgotg.net.play.multihost import ACTION_LIMIT, FULL, host_many
 from p2pgotg.net.play.seat import drive_async
-from p2pgotg.net.play.session import (
-    GameSession,
-    SessionError,
-    Timeouts,
-)
+from p2pgotg.net.play.session import GameSession, Timeouts
+from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.net.transport.admission import AdmissionLimits, source_of
 from p2pgotg.net.transport.errors import NetError

@@ -38,7 +38,7 @@ def test_a_session_version_that_is_not_a_number_is_said_so() -> None:
     import msgpack
     import pytest
 
-    from p2pgotg.net.play.session import SessionError, expect
+    from p2pgotg.net.reaching.control_frames import SessionError, expect
     from p2pgotg.protocol import control
 
     frame = msgpack.packb({"ctl": "ok", "v": "1"}, use_bin_type=True)

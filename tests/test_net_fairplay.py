@@ -23,7 +23,8 @@ import trio.testing
 from p2pgotg.cli import main as cli_main
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.play.seat import drive
-from p2pgotg.net.play.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.play.session import GameSession, Timeouts
+from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.transport.errors import NetError
 from p2pgotg.net.transport.framing import FramedChannel
 from p2pgotg.players.bot_seat import BotSeat

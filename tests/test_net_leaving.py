@@ -13,7 +13,8 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.net.play.hosting import HostConfig, host_game
 from p2pgotg.net.play.joining import OWN_KEY_WORDS, JoinConfig, join_game
-from p2pgotg.net.play.session import GameSession, Link, SessionError, Timeouts
+from p2pgotg.net.play.session import GameSession, Link, Timeouts
+from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.net.transport.paths import identity_for_joining, load_or_create_identity
 from p2pgotg.net.transport.tls import make_certificate, public_key_pin

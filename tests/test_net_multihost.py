@@ -30,7 +30,8 @@ from p2pgotg.net.play.hosting import HostStats as MultiHostStats
 from p2pgotg.net.play.joining import join_game
 from p2pgotg.net.play.multihost import FULL, host_many
 from p2pgotg.net.play.seat import drive
-from p2pgotg.net.play.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.play.session import GameSession, Timeouts
+from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.net.transport.tls import make_certificate
 from p2pgotg.players.bot import Bot

@@ -14,7 +14,8 @@ import pytest
 import trio
 
 from p2pgotg.net.play.joining import JoinConfig, join_game
-from p2pgotg.net.play.session import SessionError, Timeouts
+from p2pgotg.net.play.session import Timeouts
+from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.reaching.invite import NAT_EASY, NAT_UNKNOWN, Invite
 from p2pgotg.net.reaching.offer import describe
 from p2pgotg.net.reaching.racing import JoinReach, race, race_opener

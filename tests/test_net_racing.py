@@ -10,7 +10,8 @@ from functools import partial
 import pytest
 import trio
 
-from p2pgotg.net.play.session import SessionError, Timeouts
+from p2pgotg.net.play.session import Timeouts
+from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.reaching.invite import NAT_SYMMETRIC, NAT_UNKNOWN, Invite
 from p2pgotg.net.reaching.racing import JoinReach, race
 from p2pgotg.net.transport.errors import ConnectFailedError, PinMismatchError

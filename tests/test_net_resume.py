@@ -25,7 +25,8 @@ from p2pgotg.games import replay
 from p2pgotg.net.play import hosting, joining
 from p2pgotg.net.play.hosting import HostConfig, host_game
 from p2pgotg.net.play.joining import JoinConfig, join_game
-from p2pgotg.net.play.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.play.session import GameSession, Timeouts
+from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.net.transport.errors import ConnectionClosedError
 from p2pgotg.net.transport.framing import FramedChannel

@@ -271,7 +271,7 @@ def test_a_resumed_games_chat_is_shown_escaped_too(setup_with) -> None:
 def test_a_peers_reason_in_notes_refusals_and_errors_is_shown_escaped() -> None:
     """A refusal or stop reason (an unsigned control frame: any text at all) reaches the
     status line, the network note and the error screen inside our own sentences."""
-    from p2pgotg.net.play.session import SessionError
+    from p2pgotg.net.reaching.control_frames import SessionError
     from p2pgotg.ui import lobby_screen
     from p2pgotg.ui.errors import explain
 

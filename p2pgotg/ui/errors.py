@@ -7,7 +7,8 @@ import datetime
 import traceback
 from pathlib import Path
 
-from p2pgotg.net.play.session import SessionError, unwrap
+from p2pgotg.net.play.session import unwrap
+from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.transport.errors import IdentityFileError, NetError
 from p2pgotg.net.transport.paths import data_dir
 

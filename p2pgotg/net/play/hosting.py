@@ -46,16 +46,9 @@ from p2pgotg.net.play.host_policy import (
 from p2pgotg.net.play.player_name import shown_name
 from p2pgotg.net.play.saved_games import SavedGame, resume_session, unfinished_games
 from p2pgotg.net.play.seat import SeatRunner
-from p2pgotg.net.play.session import (
-    GameSession,
-    Link,
-    SessionError,
-    Timeouts,
-    expect,
-    lost_words,
-    unwrap,
-)
+from p2pgotg.net.play.session import GameSession, Link, Timeouts, lost_words, unwrap
 from p2pgotg.net.reaching import rendezvous
+from p2pgotg.net.reaching.control_frames import SessionError, expect
 from p2pgotg.net.reaching.invite import Invite, reachable_addresses
 from p2pgotg.net.reaching.offer import ReachOptions, offer
 from p2pgotg.net.reaching.pake_link import ShortCodeGate, is_pake_frame

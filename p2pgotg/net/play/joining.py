@@ -18,16 +18,10 @@ from p2pgotg.games import module_for
 from p2pgotg.net.play.player_name import shown_name
 from p2pgotg.net.play.saved_games import resume_session, unfinished_games
 from p2pgotg.net.play.seat import SeatRunner
-from p2pgotg.net.play.session import (
-    GameSession,
-    Link,
-    SessionError,
-    Timeouts,
-    lost_words,
-    receive,
-    unwrap,
-)
+from p2pgotg.net.play.session import GameSession, Link, Timeouts, lost_words, receive, unwrap
+from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.reaching.invite import Invite
+from p2pgotg.net.reaching.racing import NoPathError
 from p2pgotg.net.transport._stream import abort_on_close
 from p2pgotg.net.transport.errors import (
     ConnectFailedError,
@@ -58,12 +52,6 @@ class JoinConfig:
     # racing of a v2 invite's candidates and the short code's PAKE plug in here.
     opener: Callable[[], Awaitable[trio.SSLStream]] | None = None
     name: str | None = None  # ours, sent in `hi` (SPEC 3.4): a label the host shows
-
-
-class NoPathError(SessionError):
-    """No path to the host can be made from here, whatever anyone does now (a NAT that
-    rules punching out: SPEC 3.8). Final for a new game, so the person hears it at once;
-    for a game already held, a host to wait for (join_game keeps trying)."""
 
 
 @runtime_checkable

@@ -11,8 +11,9 @@ from p2pgotg.crypto import equal, public_bytes
 from p2pgotg.games import game_of, replay
 from p2pgotg.net.play.game_lock import GameInUseError
 from p2pgotg.net.play.player_name import saved_name
-from p2pgotg.net.play.session import GameSession, SessionError, Timeouts
+from p2pgotg.net.play.session import GameSession, Timeouts
 from p2pgotg.net.play.transcript_file import TranscriptFile
+from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.transport.paths import data_dir
 from p2pgotg.protocol import TranscriptError, parse
 from p2pgotg.rules import RuleOptions

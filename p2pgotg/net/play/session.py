@@ -19,36 +19,21 @@ import trio
 
 from p2pgotg.net.play.clock import Clocks
 from p2pgotg.net.play.transcript_file import TranscriptFile
+from p2pgotg.net.reaching.control_frames import SHOWN, Expected, SessionError, expect
 from p2pgotg.net.transport.errors import NetError, PeerSilentError
 from p2pgotg.net.transport.framing import FramedChannel
 from p2pgotg.protocol import LocalProtocolError, Peer, RemoteProtocolError, Verdict, control
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.events import ClaimMade, Event
 from p2pgotg.protocol.peer import Action
-from p2pgotg.protocol.printable import controls_escaped, printable
-
-_C = TypeVar("_C", control.Hi, control.Ok, control.Pake, control.Bye)
+from p2pgotg.protocol.printable import printable
 
 P = TypeVar("P", bound=Peer)
-
-
-class SessionError(Exception):
-    """A reason this game cannot go on over this connection; `str()` is for the user.
-    `fatal` errors (wrong pin, wrong secret, another protocol version, a busy host) are not
-    retried."""
-
-    def __init__(self, message: str, fatal: bool = True) -> None:
-        super().__init__(message)
-        self.fatal = fatal
 
 
 class StorageError(SessionError):
     """The game's transcript cannot be written (a full disk, no file descriptors left):
     nothing more is sent in this game, since nothing may be sent that is not saved first."""
-
-
-#: The most characters of a peer's text (a reason, a frame kind) shown in one line.
-SHOWN = 200
 
 
 class Link(enum.Enum):
@@ -729,23 +714,9 @@ def unwrap(group: BaseExceptionGroup) -> BaseException:
 
 # -- admission: the control frames a connection begins with (SPEC 3.4) ---------------------
 
-def expect(frame: bytes, kind: type[_C]) -> _C:
-    """The peer's control frame of `kind`, or a SessionError saying what came instead."""
-    try:
-        ctl = control.decode(frame)
-    except control.ControlError as exc:  # (its words hold the peer's text escaped already)
-        raise SessionError(controls_escaped(str(exc))) from None
-    if ctl is None:
-        raise SessionError("the other side does not speak the p2pgotg session protocol")
-    if isinstance(ctl, control.Refusal):
-        raise SessionError(printable(ctl.reason, SHOWN))
-    if not isinstance(ctl, kind):
-        got = ctl.name if isinstance(ctl, control.Unknown) else ctl.kind
-        raise SessionError(f"expected {kind.kind}, got {printable(got, 40)}")
-    return ctl
-
-
-async def receive(channel: FramedChannel, kind: type[_C], timeout: float) -> _C:
+async def receive(channel: FramedChannel, kind: type[Expected], timeout: float) -> Expected:
+    """The peer's next control frame, of `kind`, within `timeout`; a silent or lost
+    connection is a SessionError that may be retried."""
     try:
         with trio.fail_after(timeout):
             frame = await channel.receive()

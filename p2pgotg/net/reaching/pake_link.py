@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import trio
 
-from p2pgotg.net.play.session import SessionError, expect
+from p2pgotg.net.reaching.control_frames import SessionError, expect
 from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.net.reaching.lan import LanGame
 from p2pgotg.net.transport._stream import close_quietly

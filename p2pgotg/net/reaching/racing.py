@@ -19,12 +19,12 @@ import secrets
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import trio
 
-from p2pgotg.net.play.joining import NoPathError
-from p2pgotg.net.play.session import Timeouts
 from p2pgotg.net.reaching import stun_client
+from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.reaching.invite import NAT_EASY, NAT_NAMES, NAT_NONE, NAT_SYMMETRIC, Invite
 from p2pgotg.net.reaching.punch import PunchFailed, PunchPort, punch_port
 from p2pgotg.net.reaching.rendezvous import stable_port
@@ -57,6 +57,20 @@ ONION_RETRY = 3.0  # seconds between two tries while the service is not (yet) pu
 ONION_ATTEMPT = 30.0  # seconds one try may take (tor can leave a rendezvous hanging)
 
 Opener = Callable[[], Awaitable[trio.SSLStream]]
+
+
+class HandshakeLimit(Protocol):
+    """What a race needs of the driver's timeouts (play's `Timeouts`): how long a
+    connection may take to its finished TLS handshake."""
+
+    @property
+    def handshake(self) -> float: ...
+
+
+class NoPathError(SessionError):
+    """No path to the host can be made from here, whatever anyone does now (a NAT that
+    rules punching out: SPEC 3.8). Final for a new game, so the person hears it at once;
+    for a game already held, a host to wait for (join_game keeps trying)."""
 
 
 @dataclass
@@ -93,7 +107,7 @@ class RaceOpener:
     is a dropped host to wait for, as join_game does, and the host may be punching back
     to us, so a reply code is shown only after it had a chance (SPEC 3.8)."""
 
-    def __init__(self, invite: Invite, reach: JoinReach | None, limits: Timeouts,
+    def __init__(self, invite: Invite, reach: JoinReach | None, limits: HandshakeLimit,
                  on_status: Callable[[str], None]) -> None:
         self.invite, self.reach, self.limits, self.on_status = invite, reach, limits, on_status
         self.held = False
@@ -109,13 +123,13 @@ class RaceOpener:
         return stream
 
 
-def race_opener(invite: Invite, reach: JoinReach | None, limits: Timeouts,
+def race_opener(invite: Invite, reach: JoinReach | None, limits: HandshakeLimit,
                 on_status: Callable[[str], None] = lambda s: None) -> RaceOpener:
     """The joiner's opener for a v2 invite (RaceOpener)."""
     return RaceOpener(invite, reach, limits, on_status)
 
 
-async def race(invite: Invite, reach: JoinReach | None, limits: Timeouts,
+async def race(invite: Invite, reach: JoinReach | None, limits: HandshakeLimit,
                on_status: Callable[[str], None], first: bool = True) -> trio.SSLStream:
     """The first pinned TLS stream to the host. NoPathError when ``first`` and the NATs
     rule punching out, so the person hears it at once; ConnectFailedError (retried by
@@ -127,7 +141,7 @@ class _Race:
     """One race to the host: its candidates, and what each attempt found (the winner,
     failures, pin mismatches, why punching did not connect, what no one can change)."""
 
-    def __init__(self, invite: Invite, reach: JoinReach | None, limits: Timeouts,
+    def __init__(self, invite: Invite, reach: JoinReach | None, limits: HandshakeLimit,
                  on_status: Callable[[str], None], first: bool) -> None:
         self.invite = invite
         self.reach = reach
@@ -353,7 +367,7 @@ def _host_cannot(nat: int) -> str:
     return f"the host's NAT is {kind}: it found no public address to punch to"
 
 
-def first_then(stream: trio.SSLStream, invite: Invite, limits: Timeouts) -> Opener:
+def first_then(stream: trio.SSLStream, invite: Invite, limits: HandshakeLimit) -> Opener:
     """An opener that hands out an already open stream first (the one a short code
     authenticated), then reconnects to the invite as usual."""
     pending = [stream]
@@ -367,7 +381,7 @@ def first_then(stream: trio.SSLStream, invite: Invite, limits: Timeouts) -> Open
     return open_one
 
 
-async def prepare_join(code: str, servers: list[tuple[str, int]], limits: Timeouts,
+async def prepare_join(code: str, servers: list[tuple[str, int]], limits: HandshakeLimit,
                        status: Callable[[str], None],
                        show_reply: Callable[[str], None],
                        tor: TorChoice = OFF) -> tuple[Invite, Opener | None]:
