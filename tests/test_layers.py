@@ -1,7 +1,8 @@
 """The layers of the README's layout, checked on the source: data flows one way, and each
 layer imports only the layers below it (function-level imports included). The protocol
-kernel knows no game; the test tools (`p2pgotg.testing`) are imported by nothing in the
-program."""
+kernel knows no game; the net layer's parts are layers of their own (transport, below
+reaching a peer, below play), and transport imports no protocol; the test tools
+(`p2pgotg.testing`) are imported by nothing in the program."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ import pytest
 
 PACKAGE = Path(__file__).resolve().parent.parent / "p2pgotg"
 
-# layer -> what it must never import (its own package and the layers below it are fine)
+# layer -> what it must never import (its own package and the layers below it are fine).
+# A name forbids that module and everything under it ("net" forbids p2pgotg.net.play.x);
+# a file obeys the row of every layer it is in (net/transport/ obeys "net" too).
 FORBIDDEN = {
     "rules": {"crypto", "protocol", "games", "reach", "net", "players", "ui", "cli", "trio",
               "prompt_toolkit", "testing"},
@@ -26,6 +29,14 @@ FORBIDDEN = {
               "testing"},
     "players": {"reach", "net", "ui", "cli", "trio", "prompt_toolkit", "testing"},
     "net": {"ui", "cli", "prompt_toolkit", "testing"},
+    # bytes between two ends: opaque frames, nothing of the game or how a peer is reached
+    "net.transport": {"net.reaching", "net.play", "protocol", "games", "rules", "players",
+                      "reach", "ui", "cli", "prompt_toolkit", "testing"},
+    # reaching a peer: the transport, the reach codecs and the control frames; no game
+    "net.reaching": {"net.play", "games", "rules", "players", "ui", "cli", "prompt_toolkit",
+                     "testing"},
+    # the play session: the transport, reaching, the protocol and the games
+    "net.play": {"ui", "cli", "prompt_toolkit", "testing"},
     "ui": {"cli", "testing"},
     # the test tools may use the game and its players, never the program's drivers
     "testing": {"reach", "net", "ui", "cli", "prompt_toolkit"},
@@ -44,18 +55,27 @@ def imported_modules(path: Path) -> set[str]:
 
 
 def layer_of(module: str) -> str:
+    """The top-level layer of `module`: `net` for p2pgotg.net.play.session, `trio` for
+    trio.lowlevel."""
     parts = module.split(".")
     if parts[0] == "p2pgotg":
         return parts[1] if len(parts) > 1 else ""
     return parts[0]
 
 
+def is_forbidden(module: str, forbidden: set[str]) -> bool:
+    """Whether `module` is, or is inside, a layer of `forbidden` (names as in FORBIDDEN)."""
+    parts = module.split(".")
+    place = ".".join(parts[1:]) if parts[0] == "p2pgotg" else parts[0]
+    return any(place == name or place.startswith(name + ".") for name in forbidden)
+
+
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
 def test_a_layer_imports_nothing_above_it(layer: str) -> None:
     wrong = []
-    for path in sorted((PACKAGE / layer).rglob("*.py")):
+    for path in sorted(PACKAGE.joinpath(*layer.split(".")).rglob("*.py")):
         for module in imported_modules(path):
-            if layer_of(module) in FORBIDDEN[layer]:
+            if is_forbidden(module, FORBIDDEN[layer]):
                 wrong.append(f"{path.relative_to(PACKAGE.parent)} imports {module}")
     assert not wrong, "\n".join(wrong)
 
@@ -107,18 +127,31 @@ def test_the_signing_check_sees_another_key(tmp_path: Path) -> None:
     assert signing_keys(source) == ["peer._key", "key or peer._key", "key"]
 
 
+def packages_in(folder: Path) -> set[str]:
+    return {p.name for p in folder.iterdir() if (p / "__init__.py").exists()}
+
+
 def test_every_package_has_a_row() -> None:
-    """A new package of p2pgotg must say what it may not import."""
-    packages = {p.name for p in PACKAGE.iterdir() if (p / "__init__.py").exists()}
+    """A new package of p2pgotg, or a new part of the net layer, must say what it may not
+    import."""
+    packages = packages_in(PACKAGE) | {f"net.{part}" for part in packages_in(PACKAGE / "net")}
     assert packages == set(FORBIDDEN)
 
 
 def test_the_check_sees_a_forbidden_import(tmp_path: Path) -> None:
-    """The checker itself finds an import buried in a function."""
+    """The checker itself finds an import buried in a function, and places it in its layer
+    and its part."""
     source = tmp_path / "m.py"
     source.write_text("def f():\n    from p2pgotg.net.play.session import GameSession\n")
     assert "p2pgotg.net.play.session" in imported_modules(source)
     assert layer_of("p2pgotg.net.play.session") == "net"
+    assert is_forbidden("p2pgotg.net.play.session", FORBIDDEN["rules"])
+    assert is_forbidden("p2pgotg.net.play.session", FORBIDDEN["net.reaching"])
+    assert not is_forbidden("p2pgotg.net.transport.tls", FORBIDDEN["net.reaching"])
+    assert is_forbidden("p2pgotg.protocol.control", FORBIDDEN["net.transport"])
+    assert is_forbidden("p2pgotg.protocol", FORBIDDEN["net.transport"])
+    assert not is_forbidden("p2pgotg.protocolx", FORBIDDEN["net.transport"])
+    assert is_forbidden("p2pgotg.games.gotg.peer", FORBIDDEN["protocol"])
 
 
 def test_a_games_rules_engine_and_bot_import_no_protocol() -> None:
