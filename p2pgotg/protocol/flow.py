@@ -275,7 +275,17 @@ class Flow:
         return self.senders[role].key
 
     def next_seq(self, role: str) -> int:
+        """How many messages of `role` this flow holds (the next one's seq)."""
         return len(self.senders[role].hashes)
+
+    def first_hash(self, role: str) -> bytes | None:
+        """The hash of `role`'s first message, its hello (a resume names it: SPEC 3.4)."""
+        hashes = self.senders[role].hashes
+        return hashes[0] if hashes else None
+
+    def has_hello(self, role: str | None = None) -> bool:
+        """Whether `role`'s hello is in (with no role: either side's)."""
+        return role in self.hellos if role is not None else bool(self.hellos)
 
     def last_hash(self, role: str) -> bytes:
         hashes = self.senders[role].hashes
