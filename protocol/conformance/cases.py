@@ -96,6 +96,7 @@ GROUPS = {
     5: "audit",
     6: "timeouts",
     7: "fair play at the edges",
+    8: "Towers",
 }
 
 CASES: list[Case] = []
@@ -120,7 +121,8 @@ def _short(verdict) -> str:
 
 def _ended(j: Joiner, verdict) -> str:
     ply = j.peer.view.ply if j.peer.view is not None else 0
-    return (f"clean verdict after {ply} plies: {_short(verdict)}; audits exchanged; "
+    audit = "nothing hidden, no audit" if verdict.nothing_hidden else "audits exchanged"
+    return (f"clean verdict after {ply} plies: {_short(verdict)}; {audit}; "
             f"byes exchanged (host holds {j.host_byes[-1]} of our messages); host closed")
 
 
@@ -1181,5 +1183,7 @@ async def chat_flood(ctx: Ctx) -> str:
     await j.send_cheat(j.forge("chat", {"text": "one line too many"}))
     return rejected(await j.expect_rejection("chat-limit"))
 
+
+from . import towers_cases  # noqa: E402, F401  (group 8 registers here, with `case`)
 
 CASES.sort(key=lambda c: c.key)
