@@ -27,7 +27,7 @@ import socket
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 import msgpack
 import trio
@@ -376,6 +376,16 @@ async def expect_closed(conn: Conn, within: float, after: str) -> None:
 
 # -- the scripted joiner -------------------------------------------------------------------
 
+T = TypeVar("T")
+
+
+def present(value: T | None, missing: str) -> T:
+    """`value`, which a case script reads only once it exists (else a bug in the script)."""
+    if value is None:
+        raise RuntimeError(missing)
+    return value
+
+
 Until = Callable[[Any], Any]  # takes the case's joiner (a BaseJoiner subclass)
 Policy = Callable[[Any], Any]  # takes the joiner's peer
 Interceptor = Callable[[Any, bytes], list[bytes]]
@@ -432,10 +442,7 @@ class BaseJoiner:
 
     @property
     def gid(self) -> bytes:
-        gid = self.peer.flow.game_id
-        if gid is None:
-            raise RuntimeError("no game id yet")
-        return gid
+        return present(self.peer.flow.game_id, "no game id yet")
 
     # -- sending ------------------------------------------------------------------------
 
@@ -680,25 +687,16 @@ class Joiner(BaseJoiner):
 
     @property
     def view(self) -> Game:
-        view = self.peer.view
-        if view is None:
-            raise RuntimeError("no game in play yet")
-        return view
+        return present(self.peer.view, "no game in play yet")
 
     @property
     def side(self) -> Side:
-        side = self.peer.side
-        if side is None:
-            raise RuntimeError("no side yet")
-        return side
+        return present(self.peer.side, "no side yet")
 
     @property
     def own(self) -> _OwnSetup:
         """Our committed setup with its salts and seed (the GotgPeer's secrets)."""
-        own = self.peer._own
-        if own is None:
-            raise RuntimeError("no setup committed yet")
-        return own
+        return present(self.peer._own, "no setup committed yet")
 
 
 class TowersJoiner(BaseJoiner):
@@ -715,10 +713,7 @@ class TowersJoiner(BaseJoiner):
     @property
     def view(self) -> TowersGame:
         """The whole board (Towers hides nothing), once the coin is open."""
-        view = self.peer.view
-        if view is None:
-            raise RuntimeError("no game under way yet")
-        return view
+        return present(self.peer.view, "no game under way yet")
 
 
 #: The joiner of each game, by the type of its rule options (what a case's `rules` is).

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import random
+from collections.abc import Callable
+from typing import Any
 
 from p2pgotg.crypto import key_from_seed
 from p2pgotg.games.towers.rules.actions import Action
@@ -19,8 +21,8 @@ from p2pgotg.games.towers.rules.options import RuleOptions
 from p2pgotg.protocol import HOST
 from p2pgotg.rules import RuleOptions as GotgOptions
 
-from .cases import _claim, _ended, _resumed, _short, case, rejected
-from .harness import Ctx, Fail, TowersJoiner, body_of, my_turn
+from .cases import _claim, _ended, _resumed, _short, case, hello_refused, rejected
+from .harness import Ctx, Fail, TowersJoiner, Until, body_of, my_turn
 
 GAME = ("--game", "towers")
 TWO = RuleOptions()  # two players, a colour each (SPEC 4.10's defaults)
@@ -102,6 +104,16 @@ def layers_until_the_host_claims(j: TowersJoiner):
     return policy
 
 
+async def lie_at(ctx: Ctx, moment: Until, lie: Callable[[TowersJoiner], bytes], rule: str,
+                 **play: Any) -> str:
+    """Play honestly to `moment`, send the message `lie(j)` makes (signed by us), and
+    expect the host to refuse it naming `rule`, close, and end the game."""
+    j = await ctx.join()
+    await j.play(moment, **play)
+    await j.send_cheat(lie(j))
+    return rejected(await j.expect_rejection(rule))
+
+
 def action(j: TowersJoiner, act: Action, **fields: object) -> bytes:
     """Our next message: `act` signed as an `action` at the count of actions (or `ply`)."""
     return j.forge("action", {"ply": j.view.ply, "code": act.code(), **fields})
@@ -157,32 +169,24 @@ async def towers_names_itself(ctx: Ctx) -> str:
         expect="error frame naming `options`; the connection closes; the game is over",
         spec="4.11 hello, 2.4 hello, 3.4")
 async def towers_other_options(ctx: Ctx) -> str:
-    j = await ctx.join()
     other = {**TWO.to_dict(), "capture": "not_lower"}  # (T17's other reading)
-    j.intercept("hello", lambda j, d: [j.resign_body(d, options=other)])
-    await j.play(lambda j: j.cheated, waiting_for="our hello")
-    return rejected(await j.expect_rejection("options"))
+    return await hello_refused(ctx, "options", options=other)
 
 
 @towers("8.5", "Towers: joiner's hello for Game of the Generals",
         expect="error frame naming `options` (a hello of another game than the host's, "
         "SPEC 3.4); the connection closes; the game is over", spec="4.11 hello, 3.4")
 async def towers_gotg_hello(ctx: Ctx) -> str:
-    j = await ctx.join()
-    j.intercept("hello", lambda j, d: [j.resign_body(d, drop=("rules",),
-                                                     options=GotgOptions().to_dict())])
-    await j.play(lambda j: j.cheated, waiting_for="our hello")
-    return rejected(await j.expect_rejection("options"))
+    return await hello_refused(ctx, "options", drop=("rules",),
+                               options=GotgOptions().to_dict())
 
 
 @towers("8.6", "Towers: a start off the border (@c3)",
         expect="error frame naming `illegal-action` (T5: a start is on the outer border)",
         spec="4.11, 4.1 T5, 4.3")
 async def towers_start_inside(ctx: Ctx) -> str:
-    j = await ctx.join()
-    await j.play(our_first_choice)
-    await j.send_cheat(action(j, Action.claim(C3)))
-    return rejected(await j.expect_rejection("illegal-action"))
+    return await lie_at(ctx, our_first_choice, lambda j: action(j, Action.claim(C3)),
+                        "illegal-action")
 
 
 @towers("8.7", "Towers: a start with one border square between it and the host's",
@@ -219,21 +223,16 @@ async def towers_second_build(ctx: Ctx) -> str:
 @towers("8.9", "Towers: an action on the host's turn",
         expect="error frame naming `out-of-turn`", spec="4.11")
 async def towers_out_of_turn(ctx: Ctx) -> str:
-    j = await ctx.join()
-    await j.play(host_to_act)
-    await j.send_cheat(action(j, Action.layer(C3)))
-    return rejected(await j.expect_rejection("out-of-turn"))
+    return await lie_at(ctx, host_to_act, lambda j: action(j, Action.layer(C3)),
+                        "out-of-turn")
 
 
 @towers("8.10", "Towers: an action whose `ply` is not the count of actions",
         expect="error frame naming `out-of-turn` (an action for another position)",
         spec="4.11")
 async def towers_wrong_ply(ctx: Ctx) -> str:
-    j = await ctx.join()
-    await j.play(my_turn)
-    legal = a_legal_action(j, ctx.seed)
-    await j.send_cheat(action(j, legal, ply=j.view.ply + 1))
-    return rejected(await j.expect_rejection("out-of-turn"))
+    return await lie_at(ctx, my_turn, lambda j: action(
+        j, a_legal_action(j, ctx.seed), ply=j.view.ply + 1), "out-of-turn")
 
 
 @towers("8.11", "Towers: equivocation, two different actions with one sequence number",
@@ -268,10 +267,7 @@ async def towers_bad_signature(ctx: Ctx) -> str:
         expect="error frame naming `false-claim`: the host owes an action, which has no "
         "time limit without a clock", spec="4.11 what each side owes, 2.6 claims")
 async def towers_claim_no_clock(ctx: Ctx) -> str:
-    j = await ctx.join()
-    await j.play(host_to_act)
-    await j.send_cheat(_claim(j, "time"))
-    return rejected(await j.expect_rejection("false-claim"))
+    return await lie_at(ctx, host_to_act, lambda j: _claim(j, "time"), "false-claim")
 
 
 @towers("8.14", "Towers: a time claim while we owe an action (--turn-time)",
@@ -279,30 +275,22 @@ async def towers_claim_no_clock(ctx: Ctx) -> str:
         spec="4.11 what each side owes, 2.6 claims",
         options=("--turn-time", str(TURN_TIME)), rules=TIMED)
 async def towers_claim_own_turn(ctx: Ctx) -> str:
-    j = await ctx.join()
-    await j.play(my_turn)
-    await j.send_cheat(_claim(j, "time"))
-    return rejected(await j.expect_rejection("false-claim"))
+    return await lie_at(ctx, my_turn, lambda j: _claim(j, "time"), "false-claim")
 
 
 @towers("8.15", "Towers: accepting a draw that was never offered",
         expect="error frame naming `no-draw-offer`", spec="4.11, 2.4", timeout=40)
 async def towers_accept_no_offer(ctx: Ctx) -> str:
-    j = await ctx.join()
-    await j.play(play_turn, timeout=30)
-    await j.send_cheat(j.forge("draw_accept", {}))
-    return rejected(await j.expect_rejection("no-draw-offer"))
+    return await lie_at(ctx, play_turn, lambda j: j.forge("draw_accept", {}),
+                        "no-draw-offer", timeout=30)
 
 
 @towers("8.16", "Towers: a draw offered in the setup",
         expect="error frame naming `illegal-action` (`draw` only once every colour has "
         "claimed its start)", spec="4.11")
 async def towers_draw_in_setup(ctx: Ctx) -> str:
-    j = await ctx.join()
-    await j.play(our_first_choice)
-    legal = a_legal_action(j, ctx.seed)
-    await j.send_cheat(action(j, legal, draw=True))
-    return rejected(await j.expect_rejection("illegal-action"))
+    return await lie_at(ctx, our_first_choice, lambda j: action(
+        j, a_legal_action(j, ctx.seed), draw=True), "illegal-action")
 
 
 @towers("8.17", "Towers: we resign in play",
