@@ -518,7 +518,10 @@ def test_a_punched_game_comes_back_after_either_side_drops(bed, tmp_path, what, 
                 hosting = Run(bed, "hC", host_home, *host_args)
                 hosting.wait_for("resuming the unfinished game")
                 assert hosting.wait_for(r"^invite: (\S+)").group(1) == code
-                hosting.wait_for("the other player is connected")
+                try:
+                    hosting.wait_for("the other player is connected")
+                except AssertionError as exc:  # (what the joiner saw meanwhile, too)
+                    raise AssertionError(f"{exc}\njoiner:\n{joiner.text}") from None
                 assert "reply:" not in joiner.text[joiner.text.index("connected to the host"):]
             elif what == "joiner's router restarted":
                 seen = joiner.text.count("reply: ")

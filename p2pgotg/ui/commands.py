@@ -39,15 +39,9 @@ def parse_command(line: str) -> Command:
         asked = head in ("r", "reply")  # (the code after it, if any; else a prompt)
         rest = words[1].strip() if asked and len(words) > 1 else ""
         return Command("reply", text=rest if asked else line.strip())
-    if head in WORDS:
-        rest = words[1].strip() if len(words) > 1 else ""
-        if head == "chat":
-            if not rest:
-                raise CommandError("chat needs a message: chat TEXT")
-            return Command("chat", text=rest)
-        if rest:
-            raise CommandError(f"{head} takes nothing after it")
-        return Command(head)
+    word = word_command(words)
+    if word is not None:
+        return Command(word[0], text=word[1])
     if head == "?":
         return Command("help")
     try:
@@ -59,3 +53,19 @@ def parse_command(line: str) -> Command:
                 "1-8, e.g. c3 c4"
             ) from None
         raise CommandError(f"unknown command {head!r}: {USAGE}") from None
+
+
+def word_command(words: list[str]) -> tuple[str, str] | None:
+    """Either game's word commands: (the word, the text of `chat TEXT`), or None when the
+    line does not start with one of WORDS."""
+    head = words[0].lower()
+    if head not in WORDS:
+        return None
+    rest = words[1].strip() if len(words) > 1 else ""
+    if head == "chat":
+        if not rest:
+            raise CommandError("chat needs a message: chat TEXT")
+        return "chat", rest
+    if rest:
+        raise CommandError(f"{head} takes nothing after it")
+    return head, ""

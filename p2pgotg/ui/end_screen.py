@@ -189,15 +189,25 @@ def audit_text(state: AppState) -> Fragments:
     session, peer = state.session, state.peer
     if session is None or peer is None:
         return []
+    checking = "Checking the audit: both sides open every commitment..."
+    return verdict_and_file(state, peer.role, checking if peer.failed is None else None)
+
+
+def verdict_and_file(state: AppState, role: str, checking: str | None = None) -> Fragments:
+    """Either game's end: the verdict in our words (`checking` while there is none), then
+    where the game is saved."""
+    session = state.session
+    if session is None:
+        return []
     verdict = session.verdict
     out: Fragments = []
     if verdict is not None:
-        words = verdict_words(verdict, peer.role, state.opponent)
+        words = verdict_words(verdict, role, state.opponent)
         style = "class:strong" if verdict.clean else "class:status.error"
         for line in textwrap.wrap(words, 78):
             out.append((style, f" {line}\n"))
-    elif peer.failed is None:
-        out.append(("", " Checking the audit: both sides open every commitment...\n"))
+    elif checking is not None:
+        out.append(("", f" {checking}\n"))
     if session.path is not None and state.began:
         # the path alone on its line, from the left edge: it copies as it is
         out.append(("class:dim", " Saved game (check it any time: p2pgotg verify FILE):\n"))

@@ -9,9 +9,7 @@ bound later wins (prompt_toolkit), and `<any>` yields to every named key.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
-from typing import Any
 
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition, Filter
@@ -28,12 +26,11 @@ from p2pgotg.ui import (
     setup_screen,
     start_screen,
 )
-from p2pgotg.ui.errors import explain
+from p2pgotg.ui.guarded_keys import GuardedKeys
 from p2pgotg.ui.help import scroll as scroll_help
 from p2pgotg.ui.state import AppState, Confirm, Prompt, Screen
 from p2pgotg.ui.towers.keys import add_bindings as add_towers_keys
 
-Handler = Callable[[KeyPressEvent], None]
 ARROWS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 
 
@@ -47,12 +44,13 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     return keys.kb
 
 
-class _Keys:
+class _Keys(GuardedKeys):
     """What every group of bindings needs: the state, the input line, and the filters that
     say where a key means what."""
 
     def __init__(self, state: AppState, buffer: Buffer, kb: KeyBindings) -> None:
-        self.state, self.buffer, self.kb = state, buffer, kb
+        super().__init__(kb, state)
+        self.buffer = buffer
         self.confirming = Condition(lambda: state.confirm is not None)
         self.helping = Condition(lambda: state.help_visible)  # the `?` overlay is up
         self.takes_text = Condition(lambda: state.takes_text)
@@ -63,22 +61,6 @@ class _Keys:
 
     def on(self, *screens: Screen) -> Filter:
         return Condition(lambda: self.state.screen in screens)
-
-    def add(self, *keys: str, **options: Any) -> Callable[[Handler], Handler]:
-        """`kb.add`, but a bug in a handler becomes a status message, not a traceback."""
-
-        def register(handler: Handler) -> Handler:
-            @functools.wraps(handler)
-            def guarded(event: KeyPressEvent) -> None:
-                try:
-                    handler(event)
-                except Exception as exc:  # noqa: BLE001  (logged by explain)
-                    self.state.warn(explain(exc))
-
-            self.kb.add(*keys, **options)(guarded)
-            return handler
-
-        return register
 
 
 # -- leaving, and the answers to a question ----------------------------------------------

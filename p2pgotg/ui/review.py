@@ -8,6 +8,7 @@ refused with a `ReviewError` whose text says why, in words.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -89,8 +90,22 @@ def _challenge_words(full: Game, record: PlyRecord) -> str:
     return words + "."
 
 
+class Stepping:
+    """A review's place in its game: `ply` of `total` steps, moved within the game."""
+
+    steps: Sequence[object]
+    ply: int
+
+    @property
+    def total(self) -> int:
+        return len(self.steps)
+
+    def go(self, ply: int) -> None:
+        self.ply = max(0, min(self.total, ply))
+
+
 @dataclass
-class Review:
+class Review(Stepping):
     """A finished game, ready to step through; `ply` is how many moves are shown played."""
 
     path: Path
@@ -156,13 +171,6 @@ class Review:
                    flow.options, players)
 
     # -- stepping ---------------------------------------------------------------------
-
-    @property
-    def total(self) -> int:
-        return len(self.steps)
-
-    def go(self, ply: int) -> None:
-        self.ply = max(0, min(self.total, ply))
 
     def game(self) -> Game:
         """The position after `ply` moves, every rank known."""

@@ -16,11 +16,9 @@ In colour each letter takes its colour, and taller towers stand on lighter groun
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from p2pgotg.games.towers.rules import SIZE, Action, Colour, Game, Kind
 from p2pgotg.games.towers.rules.board import FILE_NAMES
-from p2pgotg.ui.board import Fragments
+from p2pgotg.ui.board import Fragments, Marks
 
 CELL = 7  # characters per square: a mark, two for the height, a space, pawn, flag, a mark
 LABEL = 3  # characters before the first square: " 5 "
@@ -35,16 +33,6 @@ _COLOUR_CLASS = {Colour.RED: "red", Colour.BLUE: "blue", Colour.GREEN: "green",
 def colour_style(seat: int) -> str:
     """The style of a colour's letters and names."""
     return f"class:towers.{_COLOUR_CLASS[Colour(seat)]}"
-
-
-@dataclass(frozen=True)
-class Marks:
-    """What to highlight: each is a square index or a set of them."""
-
-    cursor: int | None = None
-    selected: int | None = None
-    targets: frozenset[int] = frozenset()
-    last: frozenset[int] = frozenset()
 
 
 def square_at(column: int, line: int) -> int:
@@ -105,7 +93,10 @@ def _cell(game: Game, sq: int, marks: Marks) -> Fragments:
             (pawn_style, pawn_letter), (flag_style, flag_letter), (ground, right)]
 
 
-def board_fragments(game: Game, marks: Marks = Marks(), spaced: bool = True) -> Fragments:
+NO_MARKS = Marks()  # (Game of the Generals' marks: Towers uses the first four)
+
+
+def board_fragments(game: Game, marks: Marks = NO_MARKS, spaced: bool = True) -> Fragments:
     """The ranks, rank 5 first, with an empty line between two (unless not `spaced`),
     then the files; every line ends in a newline."""
     out: Fragments = []

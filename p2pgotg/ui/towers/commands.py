@@ -24,15 +24,11 @@ from p2pgotg.games.towers.rules import (
     parse_square,
     square_name,
 )
+from p2pgotg.ui.commands import CommandError, word_command
 
-WORDS = ("resign", "draw", "decline", "chat", "help", "quit")
 USAGE = ("type an action like c3-c4 (move), +c3 (build or place a layer), *c3 (spawn), "
          "@a1 (claim), or: resign, draw, decline, chat TEXT, help, quit")
 _ALONE = {"+": Kind.LAYER, "*": Kind.SPAWN, "@": Kind.CLAIM}
-
-
-class CommandError(Exception):
-    """The line is not an action or a command; `str()` says why, in one line."""
 
 
 @dataclass(frozen=True)
@@ -48,16 +44,9 @@ def parse_command(line: str, cursor: int | None = None) -> Command:
     words = stripped.split(None, 1)
     if not words:
         raise CommandError(USAGE)
-    head = words[0].lower()
-    if head in WORDS:
-        rest = words[1].strip() if len(words) > 1 else ""
-        if head == "chat":
-            if not rest:
-                raise CommandError("chat needs a message: chat TEXT")
-            return Command("chat", text=rest)
-        if rest:
-            raise CommandError(f"{head} takes nothing after it")
-        return Command(head)
+    word = word_command(words)
+    if word is not None:
+        return Command(word[0], text=word[1])
     if stripped == "?":
         return Command("help")
     if stripped in _ALONE:
@@ -70,6 +59,7 @@ def parse_command(line: str, cursor: int | None = None) -> Command:
         apart = _two_squares_apart(stripped)
         if apart:
             raise CommandError(apart) from None
+        head = words[0].lower()
         if stripped[:1] in _ALONE or (head[:1].isalpha() and head[1:2].isdigit()):
             raise CommandError(str(exc)) from None
         raise CommandError(f"unknown command {head!r}: {USAGE}") from None

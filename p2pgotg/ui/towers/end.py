@@ -4,16 +4,15 @@ as it came, SPEC 4.11), where the signed record is saved, and the review of the 
 
 from __future__ import annotations
 
-import textwrap
-
 from p2pgotg.games.towers.peer import TowersPeer
 from p2pgotg.ui.board import Fragments
+from p2pgotg.ui.end_screen import verdict_and_file
 from p2pgotg.ui.state import AppState, Mode, Screen
 from p2pgotg.ui.towers import board, seat_labels, team_labels, towers_peer
 from p2pgotg.ui.towers.panel import table
 from p2pgotg.ui.towers.play import screen_state, sides_words
 from p2pgotg.ui.towers.words import ended_seat, points_words, reason_words
-from p2pgotg.ui.words import capital, verdict_words
+from p2pgotg.ui.words import capital
 
 
 def result_words(state: AppState, peer: TowersPeer) -> str | None:
@@ -74,20 +73,8 @@ def panel_text(state: AppState) -> Fragments:
 
 
 def verdict_text(state: AppState) -> Fragments:
-    session, peer = state.session, towers_peer(state)
-    if session is None or peer is None:
-        return []
-    out: Fragments = []
-    verdict = session.verdict
-    if verdict is not None:
-        style = "class:strong" if verdict.clean else "class:status.error"
-        for line in textwrap.wrap(verdict_words(verdict, peer.role, state.opponent), 78):
-            out.append((style, f" {line}\n"))
-    if session.path is not None and state.began:
-        # the path alone on its line, from the left edge: it copies as it is
-        out.append(("class:dim", " Saved game (check it any time: p2pgotg verify FILE):\n"))
-        out.append(("class:dim", f"{session.path}\n"))
-    return out
+    peer = towers_peer(state)
+    return [] if peer is None else verdict_and_file(state, peer.role)
 
 
 def hints(state: AppState) -> str:

@@ -9,18 +9,14 @@ is empty, and a digit only while a numbered list of actions stands.
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-
 from prompt_toolkit.buffer import Buffer
 from prompt_toolkit.filters import Condition, Filter
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
-from p2pgotg.ui.errors import explain
+from p2pgotg.ui.guarded_keys import GuardedKeys
 from p2pgotg.ui.state import AppState, Screen
 from p2pgotg.ui.towers import end, owns, play
 
-Handler = Callable[[KeyPressEvent], None]
 ARROWS = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 
 
@@ -30,12 +26,13 @@ def add_bindings(kb: KeyBindings, state: AppState, buffer: Buffer) -> None:
     _bind_end(_Keys(kb, state, buffer))
 
 
-class _Keys:
+class _Keys(GuardedKeys):
     """The bindings, the state, the input line, and the filters that say where a key
     acts."""
 
     def __init__(self, kb: KeyBindings, state: AppState, buffer: Buffer) -> None:
-        self.kb, self.state, self.buffer = kb, state, buffer
+        super().__init__(kb, state)
+        self.buffer = buffer
         #: no question, no help overlay, no prompt: the screen's own keys
         self.free = ~Condition(lambda: state.confirm is not None) \
             & ~Condition(lambda: state.help_visible) & Condition(lambda: state.prompt is None)
@@ -43,22 +40,6 @@ class _Keys:
 
     def on(self, screen: Screen) -> Filter:
         return Condition(lambda: self.state.screen is screen and owns(self.state))
-
-    def add(self, *keys: str, filter: Filter) -> Callable[[Handler], Handler]:
-        """`kb.add`, but a bug in a handler becomes a status message, not a traceback."""
-
-        def register(handler: Handler) -> Handler:
-            @functools.wraps(handler)
-            def guarded(event: KeyPressEvent) -> None:
-                try:
-                    handler(event)
-                except Exception as exc:  # noqa: BLE001  (logged by explain)
-                    self.state.warn(explain(exc))
-
-            self.kb.add(*keys, filter=filter)(guarded)
-            return handler
-
-        return register
 
 
 def _bind_play(k: _Keys) -> None:

@@ -19,7 +19,7 @@ from p2pgotg.net.player_name import player_label, saved_names
 from p2pgotg.protocol import Finding, Report, Transcript
 from p2pgotg.protocol.flow import other
 from p2pgotg.ui.board import fragments_text
-from p2pgotg.ui.review import ReviewError
+from p2pgotg.ui.review import ReviewError, Stepping
 from p2pgotg.ui.towers.board import board_fragments
 from p2pgotg.ui.towers.words import (
     action_sentence,
@@ -42,7 +42,7 @@ class Step:
 
 
 @dataclass
-class TowersReview:
+class TowersReview(Stepping):
     """A Towers game, ready to step through; `ply` is how many actions are shown made."""
 
     path: Path
@@ -92,13 +92,6 @@ class TowersReview:
         return cls(path, flow.options, steps, result, _audit_words(report), players)
 
     # -- stepping ---------------------------------------------------------------------
-
-    @property
-    def total(self) -> int:
-        return len(self.steps)
-
-    def go(self, ply: int) -> None:
-        self.ply = max(0, min(self.total, ply))
 
     def game(self) -> Game:
         """The position after `ply` actions."""
