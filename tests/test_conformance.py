@@ -57,6 +57,67 @@ def test_every_case_passes_against_p2pgotg(tmp_path):
                    for line in proc.stdout.splitlines()), case_id
 
 
+#: Each Towers cheat and the rule SPEC 4.11's table (and 2.4, 2.6 for the hello and the
+#: claims) convicts it with: `verify` of the host's own file exits 1 naming it.
+TOWERS_CONVICTIONS = {
+    "8.4": "options", "8.5": "options", "8.6": "illegal-action", "8.7": "illegal-action",
+    "8.8": "illegal-action", "8.9": "out-of-turn", "8.10": "out-of-turn",
+    "8.11": "equivocation", "8.13": "false-claim", "8.14": "false-claim",
+    "8.15": "no-draw-offer", "8.16": "illegal-action",
+}
+TOWERS_CLEAN = ("8.1", "8.2", "8.12", "8.17", "8.18")  # verify exits 0 (SPEC 4.11 the end)
+
+#: The host under test, then `p2pgotg verify` of each game it saved, written where the test
+#: reads it (the runner itself never reads the host's files).
+VERIFYING_HOST = """\
+out=$1; home=$2; py=$3; port=$4; shift 4
+"$py" -m p2pgotg host --bot --bind 127.0.0.1 --port "$port" "$@"
+status=$?
+find "$home" -name '*.gtr' | while read -r game; do
+    "$py" -m p2pgotg verify "$game" > "$out/$(basename "$(dirname "$home")")" 2>&1
+    echo "verify exit $?" >> "$out/$(basename "$(dirname "$home")")"
+done
+exit $status
+"""
+
+
+@pytest.mark.slow
+def test_the_towers_cases_pass_and_the_hosts_own_files_convict_each_cheater(tmp_path):
+    verdicts = tmp_path / "verdicts"
+    verdicts.mkdir()
+    wrapper = tmp_path / "host.sh"
+    wrapper.write_text(VERIFYING_HOST)
+    host_cmd = (f"sh {shlex.quote(str(wrapper))} {shlex.quote(str(verdicts))} {{home}} "
+                f"{shlex.quote(sys.executable)} {{port}} {{options}}")
+    proc, report = run_runner(tmp_path, "--cases", "8", "--jobs", "2", host_cmd=host_cmd)
+    assert report is not None, proc.stderr
+    results = {c["id"]: c for c in report["cases"]}
+    assert list(results) == [c.id for c in CASES if c.key[0] == 8]
+    assert set(TOWERS_CONVICTIONS) | set(TOWERS_CLEAN) | {"8.3"} == set(results)
+    failed = [f"{c['id']} {c['title']}: {c['observed']}" for c in results.values()
+              if c["result"] != "PASS"]
+    assert not failed, "\n".join(failed) + "\n\n" + proc.stdout
+    assert proc.returncode == 0
+    for case_id, c in results.items():
+        assert c["host"]["argv"][:2] == ["sh", str(wrapper)]
+        assert c["options"][:2] == ["--game", "towers"], case_id
+        home = Path(c["host"]["argv"][3])
+        said = verdicts / home.parent.name
+        if case_id == "8.3":  # (the joiner left before its hello: no game, host killed)
+            assert not said.exists()
+            continue
+        text = said.read_text()
+        if case_id in TOWERS_CLEAN:
+            assert text.endswith("verify exit 0\n") and "clean" in text, (case_id, text)
+        else:
+            rule = TOWERS_CONVICTIONS[case_id]
+            assert text.endswith("verify exit 1\n"), (case_id, text)
+            assert names_rule(text, rule) and "joiner" in text and "broke rule" in text, \
+                (case_id, text)
+    assert "draw agreed" in results["8.18"]["observed"]  # (this host's bot takes a draw
+    # when it is not ahead, and the case offers one only then)
+
+
 def test_a_host_that_does_not_start_fails_every_case_and_the_exit_status_says_so(tmp_path):
     broken = f"{shlex.quote(sys.executable)} -c 'import sys; sys.exit(3)' {{port}} {{options}}"
     proc, report = run_runner(tmp_path, "--cases", "1.1,3.1", host_cmd=broken)
@@ -90,6 +151,7 @@ def test_cases_are_numbered_once_and_each_states_what_spec_requires():
     ("1.1,4", ["1.1", "4.1", "4.2", "4.3", "4.4"]),
     ("3.8-3.10", ["3.8", "3.9", "3.10"]),
     ("5-6", [c.id for c in CASES if c.key[0] in (5, 6)]),
+    ("8.17-8", ["8.17", "8.18"]),
     ("1-40", None),
 ])
 def test_case_selection(spec, expected):

@@ -9,6 +9,7 @@ import pytest
 
 from p2pgotg.games import module_for, replay
 from p2pgotg.games.gotg.peer import GotgPeer
+from p2pgotg.games.towers.bot_seat import TowersBotSeat
 from p2pgotg.games.towers.peer import TowersPeer
 from p2pgotg.games.towers.rules.actions import Action, Kind
 from p2pgotg.games.towers.rules.game import Game
@@ -124,6 +125,42 @@ def test_acting_declines_a_standing_offer() -> None:
     assert not other.draw_offered_to_me and table.host.flow.draw_offer is None
     with pytest.raises(LocalProtocolError):  # (nothing stands to decline any more)
         other.decline_draw()
+
+
+def _bot_answers(peer: TowersPeer, table: Table) -> None:
+    """The Towers bot seat playing `peer` does what it decides now."""
+    step = TowersBotSeat(random.Random(0)).step(peer)
+    assert step is not None
+    step(peer)
+    table.deliver()
+
+
+def test_the_bot_seat_takes_a_draw_when_not_ahead() -> None:
+    """Draw offers as in Game of the Generals, whose bot takes one when it is not ahead in
+    material: the Towers bot declined every offer, so no draw was ever agreed with a bot
+    (conformance case 8.18). Points by SPEC 4.8: one per own flag on the board."""
+    table = Table(seed="bot-draw")
+    _into_play(table)  # Red on a1 (it claimed first: it plays first), Blue on e5
+    table.play("+a1", offer_draw=True)
+    table.play("a1-a2")  # Red 2 (a1, a2), Blue 1: Blue is behind
+    blue = table.to_act()
+    assert blue.view is not None and blue.view.team_points() == (2, 1)
+    _bot_answers(blue, table)
+    assert table.host.flow.result == (Termination.DRAW_AGREED, None)
+    assert table.host.flow.verdict == table.joiner.flow.verdict
+
+
+def test_the_bot_seat_plays_on_when_ahead() -> None:
+    table = Table(seed="bot-draw")
+    _into_play(table)
+    for text in ("a1-a2", "*a1", "+e5", "e5-e4", "a2-a3", "a1-b1"):
+        table.play(text)  # Red 4 (a1, a2, a3, b1), Blue 2 (e5, e4)
+    table.play("+e4", offer_draw=True)
+    table.play("*e5")
+    red = table.to_act()
+    assert red.view is not None and red.view.team_points() == (4, 2)
+    _bot_answers(red, table)
+    assert not table.host.flow.is_over and table.host.flow.draw_offer is None
 
 
 def test_no_draw_offer_in_the_setup() -> None:

@@ -275,7 +275,17 @@ class Flow:
         return self.senders[role].key
 
     def next_seq(self, role: str) -> int:
+        """How many messages of `role` this flow holds (the next one's seq)."""
         return len(self.senders[role].hashes)
+
+    def first_hash(self, role: str) -> bytes | None:
+        """The hash of `role`'s first message, its hello (a resume names it: SPEC 3.4)."""
+        hashes = self.senders[role].hashes
+        return hashes[0] if hashes else None
+
+    def has_hello(self, role: str | None = None) -> bool:
+        """Whether `role`'s hello is in (with no role: either side's)."""
+        return role in self.hellos if role is not None else bool(self.hellos)
 
     def last_hash(self, role: str) -> bytes:
         hashes = self.senders[role].hashes
@@ -344,14 +354,14 @@ class Flow:
             raise fail("equivocation", f"a second, different message with sequence {seq}")
         ack = self._chained(role, body, fail)
         if body.type not in self.MESSAGES:
-            raise fail("malformed-message", f"a {body.type} is not a message of this game")
+            raise fail("malformed-message", f"{_a(body.type)} is not a message of this game")
         limit = over_limit(body.type, seq, sender.chats_in_a_row, self.PLAY_MESSAGES)
         if limit is not None:
             raise fail(*limit)
         if body.type in self.TURN_ACTIONS:
             theirs = self._last_turn.get(other(role))
             if theirs is not None and ack < theirs:
-                raise fail("out-of-turn", f"a {body.type} whose sender had not seen the other "
+                raise fail("out-of-turn", f"{_a(body.type)} whose sender had not seen the other "
                            f"side's turn (its message {theirs}): in the sender's view the "
                            "turn was not its own")
         self._type = body.type
@@ -820,3 +830,8 @@ def claim_problem(view: Flow, role: str, reason: str) -> str | None:
         return (f"the {them} owed {view.OWED_WORDS[theirs]}, which has no time limit (no "
                 "clock)")
     return None
+
+
+def _a(word: str) -> str:
+    """`word` with its indefinite article: a move, an action."""
+    return f"{'an' if word[:1] in 'aeiou' else 'a'} {word}"

@@ -8,7 +8,7 @@ import textwrap
 
 from p2pgotg.games import module_of
 from p2pgotg.net.play.session import Link
-from p2pgotg.protocol import JOINER
+from p2pgotg.protocol import HOST, JOINER
 from p2pgotg.ui.board import Fragments
 from p2pgotg.ui.state import AppState, Mode, Prompt
 
@@ -167,13 +167,13 @@ def body(state: AppState) -> Fragments:
             for part in code_lines(code, width + 2):
                 out.append(("class:invite", f"{part}\n"))
     if peer is not None and peer.role == JOINER:
-        if peer.flow.hellos.get("host") is not None and JOINER not in peer.flow.hellos:
+        if peer.flow.has_hello(HOST) and not peer.flow.has_hello(JOINER):
             out.append(("", "\n Press "))
             out.append(("class:strong", "a"))
             out.append(("", " to accept these rules and start, "))
             out.append(("class:strong", "q"))
             out.append(("", " to decline and quit.\n"))
-        elif JOINER in peer.flow.hellos:
+        elif peer.flow.has_hello(JOINER):
             out.append(("", "\n Accepted. Tossing a coin for who plays White...\n"))
     return out
 
@@ -182,7 +182,7 @@ def hints(state: AppState) -> str:
     peer = state.peer
     if state.prompt is Prompt.REPLY_CODE:
         return REPLY_HINT
-    if peer is not None and peer.role == JOINER and JOINER not in peer.flow.hellos:
+    if peer is not None and peer.role == JOINER and not peer.flow.has_hello(JOINER):
         return "a accept the rules   q decline and quit"
     if takes_replies(state):
         return f"{REPLY_KEY} take a reply code from the joiner   q quit"
@@ -255,10 +255,10 @@ def submit_reply(state: AppState, text: str) -> None:
 
 def accept(state: AppState) -> None:
     peer = state.peer
-    if peer is None or peer.role != JOINER or peer.flow.hellos.get("host") is None:
+    if peer is None or peer.role != JOINER or not peer.flow.has_hello(HOST):
         state.warn("nothing to accept yet: the host's rules have not arrived")
         return
-    if JOINER in peer.flow.hellos:
+    if peer.flow.has_hello(JOINER):
         state.warn("you have already accepted")
         return
     state.driver.perform(lambda p: p.accept(), "rules accepted")

@@ -528,7 +528,7 @@ class Controller:
 def leaving_reason(session: GameSession) -> str:
     """`declined` when a joiner leaves before accepting the host's rules, else `quit`."""
     peer = session.peer
-    return "declined" if peer.role == JOINER and JOINER not in peer.flow.hellos else "quit"
+    return "declined" if peer.role == JOINER and not peer.flow.has_hello(JOINER) else "quit"
 
 
 class UI:

@@ -6,10 +6,11 @@ on the connection (game messages, `error` and `bye` control frames, the connecti
 closing), the host's standard output (the `invite:` line; later lines are kept for the
 report), and its exit status. Nothing here reads the implementation's files.
 
-The scripted joiner is p2pgotg's own sans-IO `GotgPeer`, driven by p2pgotg's bot, with hooks
-to replace one of its messages (`intercept`), to send a forged one (`send_cheat`), or to
-stay silent. Once it has cheated its own state no longer matches what it sent, so it stops
-feeding the host's messages to its `GotgPeer` and only watches the wire.
+The scripted joiner is p2pgotg's own sans-IO peer of the game the case plays (`GotgPeer` for
+Game of the Generals, `TowersPeer` for Towers, SPEC 4.11), driven by p2pgotg's bot for that
+game, with hooks to replace one of its messages (`intercept`), to send a forged one
+(`send_cheat`), or to stay silent. Once it has cheated its own state no longer matches what
+it sent, so it stops feeding the host's messages to its peer and only watches the wire.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ import socket
 import subprocess
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar, TypeVar
 
 import msgpack
 import trio
@@ -35,6 +36,10 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pgotg.crypto import sign
 from p2pgotg.games.gotg.flow import GotgFlow
 from p2pgotg.games.gotg.peer import GotgPeer, _OwnSetup
+from p2pgotg.games.towers.bot_seat import TowersBotSeat
+from p2pgotg.games.towers.peer import TowersPeer
+from p2pgotg.games.towers.rules.game import Game as TowersGame
+from p2pgotg.games.towers.rules.options import RuleOptions as TowersRuleOptions
 from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.net.transport.errors import FrameTooLargeError, NetError
 from p2pgotg.net.transport.framing import KEEPALIVE, MAX_FRAME, FrameDecoder, encode_frame
@@ -47,6 +52,7 @@ from p2pgotg.players.bot_seat import BotSeat
 from p2pgotg.protocol import HOST, JOINER, Phase, RemoteProtocolError
 from p2pgotg.protocol.envelope import Envelope, seal
 from p2pgotg.protocol.messages import Body
+from p2pgotg.protocol.peer import Peer
 from p2pgotg.protocol.wire import WireError
 from p2pgotg.rules import Game, Move, Rank, RuleOptions, Side
 from p2pgotg.testing.forging import forge, next_body
@@ -374,24 +380,41 @@ async def expect_closed(conn: Conn, within: float, after: str) -> None:
 
 # -- the scripted joiner -------------------------------------------------------------------
 
-Until = Callable[["Joiner"], Any]
-Policy = Callable[[GotgPeer], Any]
-Interceptor = Callable[["Joiner", bytes], list[bytes]]
+T = TypeVar("T")
 
 
-def silent(peer: GotgPeer) -> None:
+def present(value: T | None, missing: str) -> T:
+    """`value`, which a case script reads only once it exists (else a bug in the script)."""
+    if value is None:
+        raise RuntimeError(missing)
+    return value
+
+
+Until = Callable[[Any], Any]  # takes the case's joiner (a BaseJoiner subclass)
+Policy = Callable[[Any], Any]  # takes the joiner's peer
+Interceptor = Callable[[Any, bytes], list[bytes]]
+
+
+def silent(peer: Peer) -> None:
     """A policy that never acts (automatic duties still go out)."""
 
 
 @dataclass
-class Joiner:
-    """A joiner that plays honestly (p2pgotg's GotgPeer and bot) until its case cheats."""
+class BaseJoiner:
+    """A joiner that plays honestly (p2pgotg's peer and bot of one game) until its case
+    cheats: what every game's joiner does with the connection and the chain. A game's
+    joiner (`Joiner`, `TowersJoiner`) adds how it sits down and what its case scripts read.
+    """
+
+    #: The `rules` the host's `ok` must name (SPEC 3.4): None for Game of the Generals,
+    #: whose `ok` leaves it out.
+    RULES: ClassVar[str | None] = None
 
     conn: Conn
     key: Ed25519PrivateKey
-    peer: GotgPeer
-    seat: BotSeat
-    expected: RuleOptions
+    peer: Any  # the game's Peer subclass
+    seat: Any  # the game's bot seat: `step(peer)` gives its next action, or None
+    expected: Any  # the rule options the host must propose
     host_messages: list[bytes] = field(default_factory=list)  # every game message received
     host_byes: list[int] = field(default_factory=list)  # the `have` of each bye received
     sent: list[bytes] = field(default_factory=list)  # game messages sent, resends excluded
@@ -399,10 +422,22 @@ class Joiner:
     bye_sent: int | None = None
     _intercepts: dict[str, Interceptor] = field(default_factory=dict)
 
+    @classmethod
+    def seated(cls, conn: Conn, key: Ed25519PrivateKey, rng: random.Random,
+               expected: Any) -> BaseJoiner:
+        """A new joiner of this game on `conn`, with `key` and its bot drawing from `rng`."""
+        raise NotImplementedError
+
+    def admitted(self, ok: dict) -> None:
+        """Check the host's `ok` for a new game: it names the game the host plays (3.4)."""
+        if self.RULES is not None and ok.get("rules") != self.RULES:
+            raise Fail(f"the host's `ok` does not name the game it hosts ({self.RULES!r}, "
+                       f"SPEC 3.4): {ok!r}")
+
     # -- reading the state --------------------------------------------------------------
 
     @property
-    def flow(self) -> GotgFlow:
+    def flow(self) -> Any:
         return self.peer.flow
 
     @property
@@ -410,43 +445,18 @@ class Joiner:
         return self.peer.flow.game_id
 
     @property
-    def view(self) -> Game:
-        view = self.peer.view
-        if view is None:
-            raise RuntimeError("no game in play yet")
-        return view
-
-    @property
     def gid(self) -> bytes:
-        gid = self.peer.flow.game_id
-        if gid is None:
-            raise RuntimeError("no game id yet")
-        return gid
-
-    @property
-    def side(self) -> Side:
-        side = self.peer.side
-        if side is None:
-            raise RuntimeError("no side yet")
-        return side
-
-    @property
-    def own(self) -> _OwnSetup:
-        """Our committed setup with its salts and seed (the GotgPeer's secrets)."""
-        own = self.peer._own
-        if own is None:
-            raise RuntimeError("no setup committed yet")
-        return own
+        return present(self.peer.flow.game_id, "no game id yet")
 
     # -- sending ------------------------------------------------------------------------
 
     def intercept(self, type_: str, replace: Interceptor) -> None:
-        """The next message of `type_` our GotgPeer wants to send is replaced by what
+        """The next message of `type_` our peer wants to send is replaced by what
         `replace(joiner, data)` returns (nothing: withheld). That is the cheat."""
         self._intercepts[type_] = replace
 
     async def flush(self) -> None:
-        """Send what our GotgPeer has to send (unless we cheated: then it is frozen)."""
+        """Send what our peer has to send (unless we cheated: then it is frozen)."""
         for data in self.peer.data_to_send():
             if self.cheated:
                 continue
@@ -467,20 +477,20 @@ class Joiner:
             await self._send(data)
 
     async def send_cheat(self, *datas: bytes) -> None:
-        """Send forged messages; from now on our GotgPeer is frozen."""
+        """Send forged messages; from now on our peer is frozen."""
         self.cheated = True
         for data in datas:
             await self._send(data)
 
-    def produce(self, action: Callable[[GotgPeer], Any]) -> list[bytes]:
-        """Run an action on our GotgPeer and hand back its messages without sending them."""
+    def produce(self, action: Callable[[Any], Any]) -> list[bytes]:
+        """Run an action on our peer and hand back its messages without sending them."""
         action(self.peer)
         return self.peer.data_to_send()
 
     def forge(self, type_: str, fields: dict, key: Ed25519PrivateKey | None = None,
               **chain: Any) -> bytes:
         """A message signed with our key saying whatever the case wants (`forging.forge`:
-        `record=True` counts it as sent by our GotgPeer), or with another `key`: then it
+        `record=True` counts it as sent by our peer), or with another `key`: then it
         proves nothing about us (SPEC 2.3), and only its chain fields are our next
         message's (`forging.next_body`)."""
         if key is None:
@@ -503,7 +513,7 @@ class Joiner:
 
     def forge_next(self, type_: str, fields: dict) -> bytes:
         """After a cheat: a message that follows what we really sent (not what our frozen
-        GotgPeer believes), acknowledging the host's last message."""
+        peer believes), acknowledging the host's last message."""
         prev = Envelope.decode(self.sent[-1]).hash if self.sent else bytes(32)
         ack = Envelope.decode(self.host_messages[-1]).hash if self.host_messages else bytes(32)
         return forge(self.peer, type_, fields, seq=len(self.sent), prev=prev, ack=ack)
@@ -595,7 +605,7 @@ class Joiner:
 
     async def send_unattributable(self, data: bytes) -> None:
         """Send input that proves nothing about us (garbage, another key's signature, a gap
-        in our sequence...): not part of our chain, and our GotgPeer stays as it was."""
+        in our sequence...): not part of our chain, and our peer stays as it was."""
         await self.conn.send(data)
 
     async def expect_drop(self, rule: str, within: float = 5.0) -> str:
@@ -607,7 +617,7 @@ class Joiner:
                                ) -> str:
         """After a cheat: an `error` frame whose reason names `rule`, then the connection
         closed. Game messages the host sent meanwhile are only recorded (with `freeze`;
-        otherwise our GotgPeer takes them: the game goes on after a resume)."""
+        otherwise our peer takes them: the game goes on after a resume)."""
         if freeze:
             self.cheated = True
         deadline = trio.current_time() + within
@@ -665,6 +675,53 @@ class Joiner:
             await self.say_bye()
         await expect_closed(self.conn, within=max(1.0, deadline - trio.current_time()),
                             after="both goodbyes")
+
+
+class Joiner(BaseJoiner):
+    """The joiner of a Game of the Generals (p2pgotg's GotgPeer and BotSeat)."""
+
+    @classmethod
+    def seated(cls, conn: Conn, key: Ed25519PrivateKey, rng: random.Random,
+               expected: Any) -> Joiner:
+        return cls(conn, key, GotgPeer(JOINER, key, conn.fingerprint), BotSeat(rng), expected)
+
+    @property
+    def flow(self) -> GotgFlow:
+        return self.peer.flow
+
+    @property
+    def view(self) -> Game:
+        return present(self.peer.view, "no game in play yet")
+
+    @property
+    def side(self) -> Side:
+        return present(self.peer.side, "no side yet")
+
+    @property
+    def own(self) -> _OwnSetup:
+        """Our committed setup with its salts and seed (the GotgPeer's secrets)."""
+        return present(self.peer._own, "no setup committed yet")
+
+
+class TowersJoiner(BaseJoiner):
+    """The joiner of a Towers game (SPEC 4.11: p2pgotg's TowersPeer and Towers bot seat)."""
+
+    RULES = "towers"
+
+    @classmethod
+    def seated(cls, conn: Conn, key: Ed25519PrivateKey, rng: random.Random,
+               expected: Any) -> TowersJoiner:
+        return cls(conn, key, TowersPeer(JOINER, key, conn.fingerprint), TowersBotSeat(rng),
+                   expected)
+
+    @property
+    def view(self) -> TowersGame:
+        """The whole board (Towers hides nothing), once the coin is open."""
+        return present(self.peer.view, "no game under way yet")
+
+
+#: The joiner of each game, by the type of its rule options (what a case's `rules` is).
+JOINERS: dict[type, type[BaseJoiner]] = {RuleOptions: Joiner, TowersRuleOptions: TowersJoiner}
 
 
 # -- predicates for `Joiner.play` ----------------------------------------------------------
@@ -734,7 +791,7 @@ class Ctx:
     host: HostProcess
     invite: Invite
     nursery: trio.Nursery
-    expected: RuleOptions
+    expected: Any  # the rule options the host must propose (their type names the game)
     seed: int
     notes: list[str] = field(default_factory=list)
 
@@ -773,16 +830,18 @@ class Ctx:
             raise Fail(f"the host's `ok` has no valid `have`: {ctl!r}")
         return ctl
 
-    async def join(self, seed_offset: int = 0) -> Joiner:
-        """A new joiner, admitted to a new game (nothing sent beyond `hi` yet)."""
+    async def join(self, seed_offset: int = 0) -> Any:
+        """A new joiner of the case's game (`JOINERS`, by its rule options), admitted to a
+        new game (nothing sent beyond `hi` yet)."""
         conn = await self.connect()
-        await self.greet(conn)
-        key = Ed25519PrivateKey.generate()
-        peer = GotgPeer(JOINER, key, conn.fingerprint)
-        return Joiner(conn, key, peer, BotSeat(random.Random(self.seed + seed_offset)),
-                      self.expected)
+        ok = await self.greet(conn)
+        joiner = JOINERS[type(self.expected)].seated(
+            conn, Ed25519PrivateKey.generate(), random.Random(self.seed + seed_offset),
+            self.expected)
+        joiner.admitted(ok)
+        return joiner
 
-    async def rejoin(self, joiner: Joiner, have: int | None = None, as_sent: bool = False
+    async def rejoin(self, joiner: BaseJoiner, have: int | None = None, as_sent: bool = False
                      ) -> dict:
         """A new connection for `joiner`'s game: `hi` with its game id and how many of the
         host's messages it holds (or says it holds); then it resends what the host lacks

@@ -8,6 +8,7 @@ import random
 
 from p2pgotg.games.towers.peer import TowersPeer
 from p2pgotg.games.towers.players.bot import TowersBot
+from p2pgotg.games.towers.rules.game import Game
 from p2pgotg.protocol.peer import Action
 
 
@@ -26,7 +27,9 @@ class TowersBotSeat:
         game = peer.view
         if game is None or peer.failed is not None or not peer.my_turn:
             return None
-        if peer.draw_offered_to_me:  # (it plays every game out)
+        if peer.draw_offered_to_me:
+            if takes_draw(game, game.turn):
+                return lambda p: p.accept_draw()
             return lambda p: p.decline_draw()
         seat = game.turn
         bot = self.bots.get(seat)
@@ -34,3 +37,12 @@ class TowersBotSeat:
             bot = self.bots[seat] = TowersBot(seat, self.rng, self.level)
         action = bot.choose_action(game.copy())
         return lambda p: p.act(action)
+
+
+def takes_draw(game: Game, seat: int) -> bool:
+    """Whether the bot playing `seat` accepts a draw offer: when its team is not ahead on
+    the points as they stand (SPEC 4.8), as Game of the Generals' bot takes one when it is
+    not ahead in material; ahead, it plays the game out."""
+    points = game.team_points()
+    ours = game.team(seat)
+    return points[ours] <= max(p for team, p in enumerate(points) if team != ours)

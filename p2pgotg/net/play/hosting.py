@@ -361,7 +361,7 @@ class Host:
 
     async def _play(self, game: _Game, channel: FramedChannel, hi: control.Hi) -> None:
         session = game.session
-        new = not session.peer.flow.hellos
+        new = not session.peer.flow.has_hello()
         session.note_peer_name(shown_name(hi.name))
         me = LiveConnection(trio.CancelScope(), trio.Event())
         game.live, game.connected_at = me, trio.current_time()
@@ -425,9 +425,9 @@ class Host:
         if key is None:
             return
         for other in self.games:
-            hello = other.session.peer.flow.hellos.get(JOINER)
+            theirs = other.session.peer.flow.key_of(JOINER)
             if other is not game and not other.ended and not other.session.done \
-                    and hello is not None and equal(hello["key"], key):
+                    and theirs is not None and equal(theirs, key):
                 raise _SecondGame(other.number)
 
     # -- one game's life -----------------------------------------------------------------------
@@ -489,7 +489,7 @@ class Host:
     def _while_away(self, game: _Game, away: float) -> str | None:
         """How the game ends while its joiner has been away for `away` seconds, if it does."""
         session = game.session
-        if not session.peer.flow.hellos:
+        if not session.peer.flow.has_hello():
             return "dropped"  # our ok never got out: the game never began
         if session.peer.flow.game_id is None:
             self._free(game)  # not a game in progress (it takes a slot again if its

@@ -267,8 +267,7 @@ async def _one_connection(
     try:
         gid = session.peer.flow.game_id if session else None
         have = session.peer.received_count() if session else 0
-        host_hellos = session.peer.flow.senders[HOST].hashes if session else []
-        first = host_hellos[0] if host_hellos else None
+        first = session.peer.flow.first_hash(HOST) if session else None
         try:
             if session is not None:
                 await session.durable()  # (what we say we hold must survive a crash)
@@ -325,10 +324,10 @@ OWN_KEY_WORDS = (
 async def _refuse_our_own_key(session: GameSession) -> None:
     """The protocol needs two distinct keys: when the host's hello carries ours, say so at
     once instead of waiting on an accept that can never be sent."""
-    hellos = session.peer.flow.hellos
-    while HOST not in hellos:
+    flow = session.peer.flow
+    while (theirs := flow.key_of(HOST)) is None:
         await session.wait_changed()
-    if equal(hellos[HOST]["key"], session.peer.public_key):
+    if equal(theirs, session.peer.public_key):
         raise SessionError(OWN_KEY_WORDS)
 
 
@@ -336,9 +335,9 @@ def _host_awaits_our_hello(session: GameSession, ok: control.Ok, peer_has: int) 
     """The connection dropped after we sent our hello and before the host got it: the
     host (the same one: its first message is the hello we answered) has no game id yet,
     holds none of our messages, and takes our hello again."""
-    hellos = session.peer.flow.senders[HOST].hashes
-    return (ok.game is None and peer_has == 0 and bool(hellos)
-            and ok.first is not None and equal(ok.first, hellos[0]))
+    hello = session.peer.flow.first_hash(HOST)
+    return (ok.game is None and peer_has == 0 and hello is not None
+            and ok.first is not None and equal(ok.first, hello))
 
 
 def _about_the_host(on_status: Callable[[str], None]) -> Callable[[str], None]:

@@ -138,7 +138,7 @@ class GameSession(Generic[P]):
     @property
     def sent_count(self) -> int:
         """How many messages we have sent in this game (resends not counted)."""
-        return len(self.peer.flow.senders[self.peer.role].envelopes)
+        return self.peer.flow.next_seq(self.peer.role)
 
     @property
     def settled(self) -> bool:
