@@ -97,11 +97,11 @@ from load import Tally, load_seat
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from p2pgotg.net.play.joining import JoinConfig, join_game
 from p2pgotg.net.reaching.racing import prepare_join
-from p2pgotg.net.play.session import Limits
+from p2pgotg.net.play.session import Timeouts
 from p2pgotg.net.reaching.tor import TorChoice
 
 async def main():
-    limits, tally, stop = Limits(), Tally(), trio.Event()
+    limits, tally, stop = Timeouts(), Tally(), trio.Event()
     invite, opener = await prepare_join(sys.argv[2], [], limits, print, print,
                                         TorChoice.parse(sys.argv[4]))
     config = JoinConfig(Ed25519PrivateKey.generate(), invite, Path(sys.argv[3]), limits,

@@ -177,10 +177,9 @@ class _Game:
         """What `host_policy.decide` reads of this game."""
         session = self.session
         flow = session.peer.flow
-        hellos = flow.senders[HOST].hashes
         return HeldGame(
             number=self.number, game_id=flow.game_id,
-            host_hello=hellos[0] if hellos else None, sent=session.sent_count,
+            host_hello=flow.first_hash(HOST), sent=session.sent_count,
             awaits_joiner_hello=awaits_joiner_hello(session), connected=self.live is not None,
             in_progress=self.slot, ended=self.ended, failed=session.peer.failed is not None,
             halted=session.halted, source=self.source)
@@ -402,12 +401,11 @@ class Host:
         """Send `ok` once what it says we hold is on disk; False when the connection is
         gone before it got out."""
         flow = session.peer.flow
-        hellos = flow.senders[HOST].hashes
         try:
             await session.durable()  # (what we say we hold must survive a crash)
             await channel.send(control.encode(control.Ok(
                 game=flow.game_id, have=session.peer.received_count(),
-                first=hellos[0] if hellos else None, name=self.config.name,
+                first=flow.first_hash(HOST), name=self.config.name,
                 rules=flow.GAME)))
         except NetError:
             return False
@@ -640,7 +638,7 @@ def awaits_joiner_hello(session: GameSession) -> bool:
     """Our hello is out and the joiner's never reached us: a joiner that has our hello and
     sent its own (so it knows the game id) may come back and send it again."""
     flow = session.peer.flow
-    return HOST in flow.hellos and JOINER not in flow.hellos
+    return flow.has_hello(HOST) and not flow.has_hello(JOINER)
 
 
 def before_the_game(session: GameSession, scope: trio.CancelScope, deadline: float,
