@@ -12,8 +12,10 @@ square without a flag of one's own plants a flag (T19), a pawn may move and then
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -556,9 +558,9 @@ def test_two_terminals_play_a_whole_towers_game(tmp_path: Path, tmux: Tmux) -> N
     for home in homes.values():
         files = list((home / "data").rglob("*.gtr"))
         assert len(files) == 1, files
-        run = subprocess.run(["env", f"PYTHONPATH={ROOT}", "python3", "-m", "p2pgotg",
-                              "verify", str(files[0])], capture_output=True, text=True,
-                             cwd=ROOT, timeout=60)
+        run = subprocess.run([sys.executable, "-m", "p2pgotg", "verify", str(files[0])],
+                             capture_output=True, text=True, cwd=ROOT, timeout=60,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
         assert run.returncode == 0, run.stdout + run.stderr
         verdicts.append([line for line in run.stdout.splitlines()
                          if line.startswith(("game id:", "points:", "verdict:"))])
