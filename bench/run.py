@@ -92,21 +92,15 @@ def latency_samples(options: RuleOptions, plain: int, challenges: int) -> dict[s
     return got
 
 
-async def session_latency(options: RuleOptions, plies: int, seed: int) -> dict[str, list[float]]:
-    """Two GameSessions over real TLS on loopback; each side answers at once. Measures, on
-    the host's side: a plain move until the opponent's answering move arrives (one round
-    trip through both state machines), and a challenge until its result is applied."""
+async def _tls_channels(nursery: trio.Nursery) -> dict[str, FramedChannel]:
+    """One TLS connection on loopback, framed at both ends, with no keepalive and no
+    silence limit: the host's end (the server side) and the joiner's. The listener stays in
+    `nursery` until it is cancelled."""
     cert, key = make_certificate()
     listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
     port = listener.socket.getsockname()[1]
-    pair = Pair.new(options, seed=f"bench-{seed}")
-    sessions: dict[str, GameSession] = {}
-    limits = Timeouts(silence=120, keepalive=60)
-    base = Path(os.environ.get("TMPDIR", "/tmp")) / f"p2pgotg-bench-{os.getpid()}-{seed}"
-    for role in (HOST, JOINER):
-        sessions[role] = GameSession(pair.peer(role), base / role, b"\x00" * 16, limits)
     stream_ready = trio.Event()
-    server_stream: list = []
+    server_stream: list[trio.SSLStream] = []
 
     async def accept(tcp: trio.SocketStream) -> None:
         ssl_stream = trio.SSLStream(tcp, server_context(cert, key), server_side=True)
@@ -115,18 +109,31 @@ async def session_latency(options: RuleOptions, plies: int, seed: int) -> dict[s
         stream_ready.set()
         await trio.sleep_forever()
 
+    nursery.start_soon(trio.serve_listeners, accept, [listener])
+    tcp = await trio.open_tcp_stream("127.0.0.1", port)
+    tcp.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    client = trio.SSLStream(tcp, client_context())
+    await client.do_handshake()
+    await stream_ready.wait()
+    return {JOINER: FramedChannel(client, keepalive_interval=None, silence_timeout=None),
+            HOST: FramedChannel(server_stream[0], keepalive_interval=None,
+                                silence_timeout=None)}
+
+
+async def session_latency(options: RuleOptions, plies: int, seed: int) -> dict[str, list[float]]:
+    """Two GameSessions over real TLS on loopback; each side answers at once. Measures, on
+    the host's side: a plain move until the opponent's answering move arrives (one round
+    trip through both state machines), and a challenge until its result is applied."""
+    pair = Pair.new(options, seed=f"bench-{seed}")
+    sessions: dict[str, GameSession] = {}
+    limits = Timeouts(silence=120, keepalive=60)
+    base = Path(os.environ.get("TMPDIR", "/tmp")) / f"p2pgotg-bench-{os.getpid()}-{seed}"
+    for role in (HOST, JOINER):
+        sessions[role] = GameSession(pair.peer(role), base / role, b"\x00" * 16, limits)
     plain: list[float] = []
     challenge: list[float] = []
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(trio.serve_listeners, accept, [listener])
-        tcp = await trio.open_tcp_stream("127.0.0.1", port)
-        tcp.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        client = trio.SSLStream(tcp, client_context())
-        await client.do_handshake()
-        await stream_ready.wait()
-        channels = {JOINER: FramedChannel(client, keepalive_interval=None, silence_timeout=None),
-                    HOST: FramedChannel(server_stream[0], keepalive_interval=None,
-                                        silence_timeout=None)}
+        channels = await _tls_channels(nursery)
         for role in (HOST, JOINER):
             nursery.start_soon(sessions[role].run_connection, channels[role], 0)
         rng = random.Random(seed)
@@ -207,37 +214,16 @@ async def towers_session_latency(seed: int) -> list[float]:
     """Two Towers GameSessions over real TLS on loopback, as `session_latency` does for Game
     of the Generals: from the host's action that ends its turn until the joiner's answering
     action arrives (one round trip through both state machines, one signed action each way)."""
-    cert, key = make_certificate()
-    listener = (await trio.open_tcp_listeners(0, host="127.0.0.1"))[0]
-    port = listener.socket.getsockname()[1]
     table = Table(seed=f"bench-towers-{seed}", start=False)
     peers = {HOST: table.host, JOINER: table.joiner}
     limits = Timeouts(silence=120, keepalive=60)
     base = Path(os.environ.get("TMPDIR", "/tmp")) / f"p2pgotg-bench-t-{os.getpid()}-{seed}"
     sessions = {role: GameSession(peers[role], base / role, b"\x00" * 16, limits)
                 for role in (HOST, JOINER)}
-    stream_ready = trio.Event()
-    server_stream: list = []
-
-    async def accept(tcp: trio.SocketStream) -> None:
-        ssl_stream = trio.SSLStream(tcp, server_context(cert, key), server_side=True)
-        await ssl_stream.do_handshake()
-        server_stream.append(ssl_stream)
-        stream_ready.set()
-        await trio.sleep_forever()
-
     times: list[float] = []
     rng = random.Random(seed)
     async with trio.open_nursery() as nursery:
-        nursery.start_soon(trio.serve_listeners, accept, [listener])
-        tcp = await trio.open_tcp_stream("127.0.0.1", port)
-        tcp.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        client = trio.SSLStream(tcp, client_context())
-        await client.do_handshake()
-        await stream_ready.wait()
-        channels = {JOINER: FramedChannel(client, keepalive_interval=None, silence_timeout=None),
-                    HOST: FramedChannel(server_stream[0], keepalive_interval=None,
-                                        silence_timeout=None)}
+        channels = await _tls_channels(nursery)
         for role in (HOST, JOINER):
             nursery.start_soon(sessions[role].run_connection, channels[role], 0)
         host, joiner = sessions[HOST], sessions[JOINER]
