@@ -8,12 +8,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 import pytest
+from test_ui_state import SyncDriver
 
 from p2pgotg.games.towers.peer import TowersPeer
 from p2pgotg.games.towers.rules import Game, RuleOptions
 from p2pgotg.net.play.clock import Clocks
 from p2pgotg.net.play.session import Link
-from p2pgotg.protocol import HOST, JOINER, LocalProtocolError
+from p2pgotg.protocol import HOST, JOINER
 from p2pgotg.protocol.events import Event
 from p2pgotg.testing.pair import TLS_FP, DetRand, det_key
 from p2pgotg.ui.board import fragments_text
@@ -215,29 +216,6 @@ class Table:
                     moved = True
             if not moved:
                 return
-
-
-class SyncDriver:
-    """The runner's job, done at once: perform, say, absorb."""
-
-    def __init__(self, state: AppState) -> None:
-        self.state = state
-
-    def perform(self, action, done: str | None = None) -> None:
-        try:
-            self.state.session.perform(action)
-        except LocalProtocolError as exc:
-            self.state.warn(str(exc))
-            return
-        if done:
-            self.state.say(done)
-        self.state.absorb()
-
-    def now(self) -> float:
-        return 0.0
-
-    def invalidate(self) -> None:
-        pass
 
 
 def seated(options: RuleOptions | None = None) -> tuple[AppState, TableSession, TableSession]:
