@@ -108,6 +108,17 @@ def _swarm(rng: random.Random) -> dict[str, float]:
 
 
 Choices = list[tuple[str, str, Action[Any]]]
+#: Either game's side to act, past the walk's ply limit: it resigns, and nothing else.
+RESIGN_AT_LIMIT: tuple[str, str, Action[Any]] = ("decide", "resign-at-limit",
+                                                 lambda p: p.resign())
+
+
+def draw_answers(peer: Peer) -> Choices:
+    """Either game's answers to a draw offer made to `peer` (none without one)."""
+    if not peer.draw_offered_to_me:
+        return []
+    return [("decide", "accept-draw", lambda p: p.accept_draw()),
+            ("decide", "decline-draw", lambda p: p.decline_draw())]
 
 
 class Plan:
@@ -181,11 +192,8 @@ class GotgPlan(Plan):
         of its flag's run."""
         rng, side = walk.rng, view.turn
         if view.ply >= walk.plies:
-            return [("decide", "resign-at-limit", lambda p: p.resign())]
-        found: Choices = []
-        if peer.draw_offered_to_me:
-            found.append(("decide", "accept-draw", lambda p: p.accept_draw()))
-            found.append(("decide", "decline-draw", lambda p: p.decline_draw()))
+            return [RESIGN_AT_LIMIT]
+        found = draw_answers(peer)
         flag = next((q for q in view.pieces(side) if view.rank_of(q) is Rank.FLAG), None)
         if flag is not None and view.flag_claim_problem(side, flag) is None:
             found.append(("decide", "claim-flag", lambda p: p.claim_flag(flag)))
@@ -241,11 +249,8 @@ class TowersPlan(Plan):
         if view is None or not peer.my_turn:
             return []
         if view.ply >= walk.plies:
-            return [("decide", "resign-at-limit", lambda p: p.resign())]
-        found: Choices = []
-        if peer.draw_offered_to_me:
-            found.append(("decide", "accept-draw", lambda p: p.accept_draw()))
-            found.append(("decide", "decline-draw", lambda p: p.decline_draw()))
+            return [RESIGN_AT_LIMIT]
+        found = draw_answers(peer)
         action = rng.choice(view.legal_actions)
         offer = not peer.in_setup and rng.random() < walk.weights["draw"]
         found.append(("decide", f"{action.text()}{' =?' if offer else ''}",
