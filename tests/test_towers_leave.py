@@ -309,3 +309,22 @@ def test_the_hard_bot_plays_legal_actions_after_others_leave(seats):
             game.push(players[game.turn].choose_action(game.copy()))
         assert game.outcome is not None
         assert all(not game.has_left(s) for s in game.outcome.winners)
+
+
+def test_the_bot_plays_against_the_seats_still_in_not_one_that_left():
+    """Blue left with the most points (5 flags); Red's pawn on c3 may step onto Blue's flag
+    on c4 or Green's on c2, each planting a Red flag (T19). Blue cannot win (SPEC 4.13), so
+    the game is Red's against Green's: only the step onto c2 narrows Green's lead over Red.
+    Both levels that read the evaluation take it."""
+    def position() -> Game:
+        game = Game.from_position(
+            THREE, pawns={"c3": R, "a5": B, "e1": G},
+            flags={"c3": R, "c4": B, "a5": B, "a4": B, "b5": B, "b4": B,
+                   "c2": G, "e1": G, "e2": G})
+        game.leave(B, Termination.RESIGNATION)
+        return game
+
+    for level in ("normal", "hard"):
+        for seed in range(3):
+            bot = TowersBot(R, random.Random(seed), level, Budget(nodes=400, seconds=None))
+            assert bot.choose_action(position()).text() == "c3-c2", (level, seed)
