@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from p2pgotg.games.towers.players import Budget, RandomPlayer, TowersBot
+from p2pgotg.games.towers.players import Budget, RandomPlayer, TowersBot, play_game
 from p2pgotg.games.towers.rules import (
     Action,
     Game,
@@ -288,27 +288,34 @@ def test_a_copy_keeps_who_left():
 
 # -- the bot -----------------------------------------------------------------------------
 
+class StillIn:
+    """A player that checks, whenever it is asked to act, that its seat is still in."""
+
+    def __init__(self, player: RandomPlayer | TowersBot) -> None:
+        self.player = player
+
+    def choose_action(self, game: Game) -> Action:
+        assert not game.has_left(game.turn)
+        return self.player.choose_action(game)
+
+
 @pytest.mark.parametrize("seats", [3, 4])
 def test_the_hard_bot_plays_legal_actions_after_others_leave(seats):
-    """Random seats other than the bot's leave at random moments, in the setup and in play;
-    every action the bot and the others choose is pushed (a rule broken raises), a seat
-    that left is never to act, and the game ends with a winner still in."""
+    """Seats other than the bot's leave at random moments, in the setup and in play; every
+    action the bot and the others choose is pushed (a rule broken raises), a seat that
+    left is never asked to act, and the game ends with a winner still in."""
     for seed in range(3):
         rng = random.Random(seed)
-        game = Game(RuleOptions(seats=seats))
-        players = {s: RandomPlayer(s, random.Random(100 + s)) for s in range(seats)}
-        players[0] = TowersBot(0, random.Random(seed), "hard", Budget(nodes=120, seconds=None))
-        leave_at = sorted(rng.sample(range(2, 60), seats - 2))
-        while not game.is_over:
-            if leave_at and game.ply >= leave_at[0]:
-                leave_at.pop(0)
-                gone = rng.choice([s for s in game.seats_in if s != 0])
-                game.leave(gone, Termination.ABANDONMENT)
-                continue
-            assert not game.has_left(game.turn)
-            game.push(players[game.turn].choose_action(game.copy()))
+        players = {s: StillIn(RandomPlayer(s, random.Random(100 + s))) for s in range(seats)}
+        players[0] = StillIn(TowersBot(0, random.Random(seed), "hard",
+                                       Budget(nodes=120, seconds=None)))
+        plies = rng.sample(range(1, 36), seats - 2)  # (these games last 39 to 62)
+        leaves = dict(zip(plies, rng.sample(range(1, seats), seats - 2), strict=True))
+        game = play_game(players, RuleOptions(seats=seats), leaves=leaves).game
         assert game.outcome is not None
         assert all(not game.has_left(s) for s in game.outcome.winners)
+        gone = {s for s in range(seats) if game.has_left(s)}
+        assert {s for p, s in leaves.items() if p < game.ply} <= gone <= set(leaves.values())
 
 
 def test_the_bot_plays_against_the_seats_still_in_not_one_that_left():
