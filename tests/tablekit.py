@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
@@ -152,3 +153,33 @@ def play_random(table: Table, rng: random.Random, max_steps: int = 200_000,
         if not table.step(rng) and not could:
             return
     raise AssertionError("the game did not end")
+
+
+def write_files(table: Table, folder: Path) -> list[Path]:
+    """Each seat's file as its driver writes it (SPEC 5.9): header, then its records; the
+    paths in seat order."""
+    from p2pgotg.protocol.table.transcript import encode_table_header, encode_table_record
+
+    table.collect()
+    paths = []
+    for seat in table.seats:
+        path = folder / f"seat-{seat.my_seat}.gtr"
+        role = "host" if seat.is_host else "joiner"
+        data = encode_table_header(role, seat.public_key) + b"".join(
+            encode_table_record(r) for r in table.records.get(id(seat), []))
+        path.write_bytes(data)
+        paths.append(path)
+    return sorted(paths, key=lambda p: p.name)
+
+
+def verdict_of(*paths: Path) -> tuple[int, str]:
+    """`p2pgotg verify` of the files, run in this process: (exit code, what it printed)."""
+    import contextlib
+    import io
+
+    from p2pgotg.cli import main
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+        code = main(["verify", *map(str, paths)])
+    return code, out.getvalue()
