@@ -68,3 +68,40 @@ def test_heads_follow_every_turn_from_the_seats_not_involved() -> None:
         assert status.owes == {status.seat_to_act: "choice"}
     heads = [m for chain in table.host.flow.chains for m in chain if m.body.type == "heads"]
     assert len(heads) == 6 * 2  # four seats: two owe heads after each setup choice
+
+
+def test_a_seat_restored_from_its_records_resumes_where_it_was() -> None:
+    """SPEC 5.4: a joiner rebuilt from its file holds what it held; the host's `lacking`
+    for its `have` is exactly what it missed meanwhile, in an order it can take."""
+    from p2pgotg.games.towers.table import TOWERS_TABLE
+    from p2pgotg.protocol.table import TableSeat
+    from tests.tablekit import TLS
+
+    rng = random.Random(8)
+    table = make_table(3, rng)
+    table.settle(rng)
+    link = table.links[0]
+    joiner = link.joiner
+    me = joiner.my_seat
+    assert me is not None
+    records = table.records[id(joiner)]
+    restored = TableSeat.restore(TOWERS_TABLE, joiner._key, TLS, records, is_host=False)
+    assert restored.status() == joiner.status()
+    assert restored.take_outgoing() == []  # (it owes nothing: it sends nothing new)
+    # the others play on while it is away
+    by_seat = table.by_seat()
+    link.withhold = lambda seat, data: True
+    for _ in range(3):
+        actor = by_seat[table.host.status().seat_to_act]
+        if actor is joiner:
+            break
+        actor.act(next(iter(actor.game.game.legal_actions)))
+        table.settle(rng)
+    missed = table.host.lacking(restored.have())
+    assert missed
+    for data in missed:  # (in the host's order, each ready when it comes)
+        assert restored.flow.ready(data)
+        restored.receive(data)
+    others = [j for j in range(3) if j != me]
+    assert [restored.have()[j] for j in others] == [table.host.have()[j] for j in others]
+    assert restored.status().ply == table.host.status().ply
