@@ -5,8 +5,11 @@ table's order says which seat plays each.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from types import MappingProxyType
 from typing import Any
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.games.towers.rules.actions import CODES, Action
 from p2pgotg.games.towers.rules.errors import TowersError
@@ -16,6 +19,7 @@ from p2pgotg.games.towers.rules.options import RuleOptions
 from p2pgotg.games.towers.rules.outcome import Termination
 from p2pgotg.protocol.messages import SEQ, Schema, int_in
 from p2pgotg.protocol.table.body import register
+from p2pgotg.protocol.table.seat import TableRecord, TableSeat
 
 #: SPEC 5.6: no draw offer at a table.
 MESSAGES: Schema = MappingProxyType({
@@ -104,3 +108,20 @@ class TowersTable:
 
 
 TOWERS_TABLE = TowersTable()
+
+
+def host_seat(key: Ed25519PrivateKey, options: RuleOptions, tls: bytes) -> TableSeat:
+    """The host's seat of a Towers table (table-api's `TableSeat.host`)."""
+    return TableSeat.host(TOWERS_TABLE, key, options, tls)
+
+
+def joiner_seat(key: Ed25519PrivateKey, host_hello: bytes, tls_seen: bytes) -> TableSeat:
+    """A joiner's seat, once it took the host's hello on a connection that showed
+    `tls_seen` (refused with LocalProtocolError otherwise)."""
+    return TableSeat.joiner(TOWERS_TABLE, key, host_hello, tls_seen)
+
+
+def restored_seat(key: Ed25519PrivateKey, tls: bytes, records: Sequence[TableRecord],
+                  is_host: bool) -> TableSeat:
+    """A seat rebuilt from its file's records (resume)."""
+    return TableSeat.restore(TOWERS_TABLE, key, tls, records, is_host)
