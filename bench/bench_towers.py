@@ -5,12 +5,16 @@ decision, over fixed seeds.
     python bench/bench_towers.py hard:random normal:random easy:random --games 200
     python bench/bench_towers.py hard:normal:normal --games 120          # 3 seats
     python bench/bench_towers.py hard:normal --teams --games 100          # 2 players, 4 colours
+    python bench/bench_towers.py hard:random:random hard:random:random:random --games 20 \
+        --leave-at 40                        # a random other seat leaves after 40 actions
 
 A pairing lists one level per player. With two players `A:B` game g gives A the seed g
 and B the seed 10_000 + g, and A takes seat 0 in even games and seat 1 in odd ones (seat 0
 makes the first setup choice; the first to claim plays first). With three or four
 players, player i takes seat (i + g) mod N in game g, with seed 10_000 * i + g. With
 `--teams` two players play two colours each: A seats 0 and 2 (or 1 and 3 in odd games).
+With `--leave-at K` one seat of another player than the first, drawn with seed g, leaves
+(abandons: SPEC 4.13) once the game has made K actions, and the game goes on without it.
 
 The score is the first player's: 1 for a win, 1/k for a tie among k, 0 for a loss, over
 the games, with a 95% interval from the normal approximation (Wilson's when every game
@@ -69,7 +73,8 @@ def score_interval(scores: list[float]) -> tuple[float, float, float]:
 
 
 def run_pairing(pairing: str, games: int, teams: bool = False, start_game: int = 0,
-                budget: Budget | None = None, options: RuleOptions | None = None) -> dict:
+                budget: Budget | None = None, options: RuleOptions | None = None,
+                leave_at: int | None = None) -> dict:
     levels = pairing.split(":")
     players = len(levels)
     seats = 4 if teams else players
@@ -90,7 +95,9 @@ def run_pairing(pairing: str, games: int, teams: bool = False, start_game: int =
             for seat in seats_of(i, players, g, teams):
                 by_seat[seat] = make_player(level, seat, 10_000 * i + g, budget)
                 level_of_seat[seat] = (i, level)
-        result = play_game(by_seat, options)
+        others = [s for s in by_seat if level_of_seat[s][0] != 0]
+        leaves = None if leave_at is None else {leave_at: random.Random(g).choice(others)}
+        result = play_game(by_seat, options, leaves=leaves)
         outcome = result.game.outcome
         assert outcome is not None
         first_teams = {result.game.team(s) for s in by_seat if level_of_seat[s][0] == 0}
@@ -107,6 +114,7 @@ def run_pairing(pairing: str, games: int, teams: bool = False, start_game: int =
                 times[level_of_seat[seat][1]].extend(seconds)
     return {
         "pairing": pairing, "teams": teams, "games": games, "start": start_game,
+        "leave_at": leave_at,
         "results": dict(results), "endings": dict(endings),
         "mean_actions": actions / games, "mean_margin": sum(margins) / games,
         "score": score_interval(scores), "even": 1 / players,
@@ -117,6 +125,8 @@ def run_pairing(pairing: str, games: int, teams: bool = False, start_game: int =
 
 def describe(out: dict) -> str:
     kind = "2 players, 4 colours" if out["teams"] else f"{len(out['pairing'].split(':'))} seats"
+    if out.get("leave_at") is not None:
+        kind += f", one other seat leaves after {out['leave_at']} actions"
     s, lo, hi = out["score"]
     r = out["results"]
     lines = [f"{out['pairing']} ({kind}, {out['games']} games, {out['mean_actions']:.0f} "
@@ -140,6 +150,8 @@ def main(argv: list[str] | None = None) -> None:
                         help="the hard level's node budget (default: Budget()'s)")
     parser.add_argument("--seconds", type=float, default=None,
                         help="the hard level's deadline (default: Budget()'s; 0: none)")
+    parser.add_argument("--leave-at", type=int, default=None, metavar="K",
+                        help="another player's seat leaves after K actions (SPEC 4.13)")
     parser.add_argument("--out", type=Path, default=None, help="append JSON lines here")
     args = parser.parse_args(argv)
     budget = None
@@ -149,7 +161,8 @@ def main(argv: list[str] | None = None) -> None:
                         seconds=(default.seconds if args.seconds is None
                                  else args.seconds or None))
     for pairing in args.pairings:
-        out = run_pairing(pairing, args.games, args.teams, args.start, budget)
+        out = run_pairing(pairing, args.games, args.teams, args.start, budget,
+                          leave_at=args.leave_at)
         report(out, describe(out), args.out)
 
 

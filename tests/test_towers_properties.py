@@ -7,13 +7,15 @@ Hypothesis draws the options, the seed and a policy; the game is played by
 `random.Random` (seeded). Policies: "uniform" picks any legal action; "builder" prefers
 layers (games end by the pool, towers grow tall, captures from above happen); "mover"
 prefers moves (flags change hands, games end by a seat's last flag); "claimer" claims at
-once in the setup.
+once in the setup. With three or four seats, seats also leave now and then (SPEC 4.13),
+in the setup and in play, the seat to act or another.
 """
 
 from __future__ import annotations
 
 import random
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from towers_reference import Reference, perft, reference_perft
@@ -29,6 +31,8 @@ from p2pgotg.games.towers.rules import (
     Kind,
     Phase,
     RuleOptions,
+    Termination,
+    TowersError,
     flags_per_seat,
 )
 
@@ -56,6 +60,21 @@ POLICIES = st.sampled_from(["uniform", "builder", "mover", "claimer"])
 #: A random game (any policy, any options) ends long before this many actions; the cap
 #: only turns a bug that loops into a failure.
 CAP = 3000
+#: How often, before an action, a seat leaves a game of three or four seats.
+LEAVES = st.sampled_from([0.0, 0.01, 0.05])
+LEAVING = (Termination.RESIGNATION, Termination.TIME_FORFEIT, Termination.ABANDONMENT)
+
+
+def maybe_leave(game: Game, rng: random.Random, rate: float) -> tuple[int, Termination] | None:
+    """Now and then (at `rate`, with more than two seats) a random seat still in leaves;
+    returns who left and how, for the reference to do the same."""
+    if game.seats < 3 or rng.random() >= rate:
+        return None
+    seat, why = rng.choice(game.seats_in), rng.choice(LEAVING)
+    outcome = game.leave(seat, why)
+    assert not game.has_left(game.turn) or outcome is not None
+    assert (outcome is not None) == game.is_over
+    return seat, why
 
 
 def choose(game: Game, rng: random.Random, policy: str) -> Action:
@@ -114,7 +133,7 @@ def observable(game: Game) -> tuple:
             tuple(game.captured(c, v) for c in range(game.seats) for v in range(game.seats)),
             tuple(game.start(s) for s in range(game.seats)), game.pool, game.phase,
             game.turn, game.actions_left, game.first_action, game.outcome, game.history,
-            game.legal_actions, game.seat_points())
+            game.legal_actions, game.seat_points(), game.seats_in)
 
 
 @settings(max_examples=60, deadline=None)
@@ -126,10 +145,11 @@ def test_every_position_keeps_the_counts_of_the_rule_text(opts, seed, policy):
 
 
 @settings(max_examples=60, deadline=None)
-@given(opts=options(), seed=SEEDS, policy=POLICIES)
-def test_the_engine_plays_as_the_reference_written_from_the_text(opts, seed, policy):
-    """Legal actions are exactly those the reference allows, and every action leaves both
-    in the same position, with the same ending, scores and winners."""
+@given(opts=options(), seed=SEEDS, policy=POLICIES, leaves=LEAVES)
+def test_the_engine_plays_as_the_reference_written_from_the_text(opts, seed, policy, leaves):
+    """Legal actions are exactly those the reference allows, and every action (and every
+    seat's leaving) leaves both in the same position, with the same ending, scores and
+    winners."""
     rng = random.Random(seed)
     game = Game(opts)
     ref = Reference.of(game)
@@ -138,18 +158,27 @@ def test_the_engine_plays_as_the_reference_written_from_the_text(opts, seed, pol
         assert ref.same_as(game) == [], game.picture()
         if game.is_over:
             break
+        left = maybe_leave(game, rng, leaves)
+        if left is not None:
+            ref.leave(left[0], left[1].value)
+            continue
         action = choose(game, rng, policy)
         game.push(action)
         ref.apply(action)
 
 
 @settings(max_examples=40, deadline=None)
-@given(opts=options(), seed=SEEDS, policy=POLICIES)
-def test_pop_undoes_push_exactly(opts, seed, policy):
+@given(opts=options(), seed=SEEDS, policy=POLICIES, leaves=LEAVES)
+def test_pop_undoes_push_exactly(opts, seed, policy, leaves):
+    """Back to the start, or, once a seat has left, back to the position right after the
+    last leave (which `pop` does not take back)."""
     rng = random.Random(seed)
     game = Game(opts)
     states = [observable(game)]
     while not game.is_over:
+        if maybe_leave(game, rng, leaves) is not None:
+            states = [observable(game)]
+            continue
         game.push(choose(game, rng, policy))
         states.append(observable(game))
         if rng.random() < 0.2:  # undo and redo now and then, mid-game
@@ -157,9 +186,15 @@ def test_pop_undoes_push_exactly(opts, seed, policy):
             assert observable(game) == states[-2]
             game.push(action)
             assert observable(game) == states[-1]
-    while game.ply:
+    if game.outcome is not None and game.outcome.termination in LEAVING:
+        return  # (ended by the last leave: final, as SPEC 4.13 says)
+    while len(states) > 1:
         states.pop()
         game.pop()
+        assert observable(game) == states[-1]
+    if game.ply and any(game.has_left(s) for s in range(game.seats)):
+        with pytest.raises(TowersError, match="cannot be taken back"):
+            game.pop()
         assert observable(game) == states[-1]
 
 

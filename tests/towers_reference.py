@@ -2,7 +2,8 @@
 `002_836edfe2f167b267.txt`) and SPEC chapter 4's readings, for the tests to hold the engine
 against. It shares nothing with the engine but the `Action` value type: its own board
 geometry (coordinates, the border walked square by square), its own state (plain dicts),
-its own legality and its own endings.
+its own legality and its own endings, and its own reading of a seat that leaves (SPEC
+4.13: the seat's pieces stay, it is skipped, it cannot win).
 
 `Reference.of(game)` reads a position through the game's public accessors only.
 """
@@ -78,6 +79,7 @@ class Reference:
     extra_layer_used: bool = False
     first_claimer: int | None = None
     ended: tuple[str, int | None] | None = None
+    gone: set[int] = field(default_factory=set)  # seats that left
     log: list[str] = field(default_factory=list)
 
     @classmethod
@@ -97,6 +99,7 @@ class Reference:
             first=game.first_action,
             extra_layer_used=False,
             first_claimer=None,
+            gone={s for s in range(n) if game.has_left(s)},
         )
 
     @property
@@ -109,6 +112,19 @@ class Reference:
     def pool(self) -> int:
         return POOL - sum(self.height.values())
 
+    def still_in(self) -> list[int]:
+        return [s for s in range(self.seats) if s not in self.gone]
+
+    def next_in(self, seat: int, inclusive: bool = False) -> int:
+        """The next seat still in, going round from `seat` (from `seat` itself when
+        `inclusive`)."""
+        order = [(seat + i) % self.seats for i in range(0 if inclusive else 1, self.seats + 1)]
+        return next(s for s in order if s not in self.gone)
+
+    def unclaimed(self) -> list[int]:
+        """Seats still in without a start: only they count for "every player but one"."""
+        return [s for s in self.still_in() if s not in self.starts]
+
     # -- what may be done --------------------------------------------------------------
 
     def legal(self) -> set[Action]:
@@ -120,8 +136,7 @@ class Reference:
 
     def _setup_legal(self) -> set[Action]:
         out: set[Action] = set()
-        unclaimed = [s for s in range(self.seats) if s not in self.starts]
-        last = len(unclaimed) == 1
+        last = len(self.unclaimed()) == 1
         two_players = self.seats == 2 and not self.options.teams
         # "Place a tower layer on any square of the board" -- but the last must claim,
         # except in a 2-player game, where it may place one last layer first.
@@ -204,14 +219,13 @@ class Reference:
             self.first = action
         else:
             self.first = None
-            self.turn = (me + 1) % self.seats
+            self.turn = self.next_in(me)
         self._endings(me)
 
     def _apply_setup(self, me: int, action: Action) -> None:
-        unclaimed = [s for s in range(self.seats) if s not in self.starts]
         if action.kind is Kind.LAYER:
             self.height[action.square] += 1
-            if len(unclaimed) == 1:
+            if len(self.unclaimed()) == 1:
                 self.extra_layer_used = True
         else:
             self.starts[me] = action.square
@@ -221,26 +235,45 @@ class Reference:
             self.reserve_flags[me] -= 1
             if self.first_claimer is None:
                 self.first_claimer = me
-        unclaimed = [s for s in range(self.seats) if s not in self.starts]
+        self._setup_next(me)
+
+    def _setup_next(self, me: int) -> None:
+        unclaimed = self.unclaimed()
         if not unclaimed:
             # "the game can start with the first player to have claim its initial location"
-            self.phase, self.turn, self.first = "play", self.first_claimer or 0, None
+            # (or, if it left, the first still in after it)
+            assert self.first_claimer is not None
+            self.phase, self.first = "play", None
+            self.turn = self.next_in(self.first_claimer, inclusive=True)
             self._endings(me)
             return
         order = [(me + i) % self.seats for i in range(1, self.seats + 1)]
         self.turn = next(s for s in order if s in unclaimed)
 
+    def leave(self, seat: int, why: str) -> None:
+        """SPEC 4.13: the seat is out; its pieces stay where they are."""
+        assert self.phase != "over" and seat not in self.gone
+        self.gone.add(seat)
+        if len({self.team(s) for s in self.still_in()}) == 1:
+            self.end(why, seat)
+        elif self.turn == seat and self.phase == "setup":
+            self._setup_next(seat)
+        elif self.turn == seat:
+            self.first = None
+            self.turn = self.next_in(seat)
+            self._endings(self.turn)
+
     def _endings(self, me: int) -> None:
         if self.pool() == 0:
             self.end("pool_empty", None)
-        elif any(r == 0 for r in self.reserve_flags):
+        elif any(self.reserve_flags[s] == 0 for s in self.still_in()):
             self.end("all_flags_planted", next(
                 s for s in [(me + i) % self.seats for i in range(self.seats)]
-                if self.reserve_flags[s] == 0))
+                if self.reserve_flags[s] == 0 and s not in self.gone))
         elif not self.legal():
             if self.first is not None and self.options.short_turn:
                 self.first = None
-                self.turn = (self.turn + 1) % self.seats
+                self.turn = self.next_in(self.turn)
                 if self.legal():
                     return
             self.end("no_action", self.turn)
@@ -278,7 +311,8 @@ class Reference:
 
     def winners(self) -> tuple[int, ...]:
         scores = self.team_points()
-        teams = list(range(len(scores)))
+        # a team whose seats all left cannot win (SPEC 4.13)
+        teams = sorted({self.team(s) for s in self.still_in()})
         if self.ended and self.ended[0] == "no_action" and self.options.stuck_loses:
             assert self.ended[1] is not None
             teams.remove(self.team(self.ended[1]))
@@ -289,7 +323,8 @@ class Reference:
         """What differs between this model and the game (empty when they agree)."""
         other = Reference.of(game)
         wrong = [name for name in ("height", "pawn", "flag", "reserve_pawns",
-                                   "reserve_flags", "captured", "starts", "phase", "first")
+                                   "reserve_flags", "captured", "starts", "phase", "first",
+                                   "gone")
                  if getattr(self, name) != getattr(other, name)]
         if self.phase != "over" and self.turn != game.turn:
             wrong.append("turn")
@@ -338,4 +373,4 @@ def _copy(ref: Reference) -> Reference:
         ref.options, dict(ref.height), dict(ref.pawn), dict(ref.flag),
         list(ref.reserve_pawns), list(ref.reserve_flags), dict(ref.captured),
         dict(ref.starts), ref.phase, ref.turn, ref.first, ref.extra_layer_used,
-        ref.first_claimer, ref.ended)
+        ref.first_claimer, ref.ended, set(ref.gone))

@@ -8,7 +8,8 @@ pawns stand on (a pawn above its neighbours cannot be taken and can take), its f
 could win at once. The seat to act cashes its best threats in the actions it has left;
 the others' threats count for less, as the seat to act may still answer them. A team's
 value is the sum of its seats'; the position's value for a team is its value less the
-best other team's (paranoid, so one number serves 2, 3 and 4 seats).
+best other team's (paranoid, so one number serves 2, 3 and 4 seats). A team whose seats
+have all left cannot win (SPEC 4.13), so it is no rival: only the teams still in count.
 """
 
 from __future__ import annotations
@@ -46,9 +47,10 @@ PLAIN = Weights()
 def evaluate(game: Game, team: int, w: Weights = PLAIN) -> float:
     """The position's value for `team`: its value less the best other team's; a finished
     game is `WIN` (or -`WIN`, or 0 for a tie) plus the margin in points."""
+    rivals = {game.team(s) for s in game.seats_in} - {team}
     outcome = game.outcome
     if outcome is not None:
-        margin = outcome.scores[team] - max(s for t, s in enumerate(outcome.scores) if t != team)
+        margin = outcome.scores[team] - max((outcome.scores[t] for t in rivals), default=0)
         if team in outcome.winners:
             return margin * w.point + (WIN if len(outcome.winners) == 1 else 0.0)
         return margin * w.point - WIN
@@ -57,7 +59,7 @@ def evaluate(game: Game, team: int, w: Weights = PLAIN) -> float:
     for seat, v in enumerate(values):
         t = game.team(seat)
         teams[t] = teams.get(t, 0.0) + v
-    return teams.pop(team) - max(teams.values())
+    return teams[team] - max((teams[t] for t in rivals), default=0.0)
 
 
 def seat_values(game: Game, w: Weights = PLAIN) -> list[float]:

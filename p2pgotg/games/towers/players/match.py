@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from p2pgotg.games.towers.rules import Action, Game, RuleOptions
+from p2pgotg.games.towers.rules import Action, Game, RuleOptions, Termination
 
 
 class Player(Protocol):
@@ -24,13 +24,20 @@ class MatchResult:
 
 def play_game(players: Mapping[int, Player], options: RuleOptions | None = None,
               max_actions: int = 5000,
-              clock: Callable[[], float] = time.perf_counter) -> MatchResult:
+              clock: Callable[[], float] = time.perf_counter,
+              leaves: Mapping[int, int] | None = None) -> MatchResult:
     """Let `players[seat]` choose every action of its seat until the game ends. A game
     that runs past `max_actions` raises (Towers' rules do not bound a game's length, but
-    a bot that builds ends it: SPEC 4.1)."""
+    a bot that builds ends it: SPEC 4.1). `leaves[ply]` is a seat that abandons the game
+    once `ply` actions are made (SPEC 4.13), if it is still in then."""
     game = Game(options)
     result = MatchResult(game, {seat: [] for seat in players})
+    leaves = dict(leaves or {})
     while not game.is_over:
+        seat_gone = leaves.pop(game.ply, None)
+        if seat_gone is not None and not game.has_left(seat_gone):
+            game.leave(seat_gone, Termination.ABANDONMENT)
+            continue
         if game.ply >= max_actions:
             raise RuntimeError(f"the game passed {max_actions} actions without ending")
         seat = game.turn

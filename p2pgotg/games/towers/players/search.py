@@ -75,6 +75,7 @@ class Searcher:
         self.depth_reached = 0
         self._deadline = math.inf
         self._table: dict[tuple[object, ...], tuple[int, float, int, Action | None]] = {}
+        self._seats_in: tuple[int, ...] = ()
 
     def choose(self, game: Game, rng: random.Random) -> Action:
         """The best action found for the seat to act (which plays for `team`); ties are
@@ -84,8 +85,9 @@ class Searcher:
         if len(legal) == 1:
             return legal[0]
         board = game.copy()  # (an aborted depth leaves pushes behind: search a copy)
-        if len(self._table) > TABLE_LIMIT:
-            self._table = {}
+        if len(self._table) > TABLE_LIMIT or game.seats_in != self._seats_in:
+            self._table = {}  # (too big, or a seat left: the turn order its values assumed)
+            self._seats_in = game.seats_in
         seconds = self.budget.seconds
         self._deadline = math.inf if seconds is None else self.clock() + seconds
         order = sorted(legal, key=lambda a: -order_score(game, a))
