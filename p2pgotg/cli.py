@@ -87,8 +87,16 @@ def _judge_file(path: str) -> tuple[str, Report, int, dict[str, bytes]]:
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     """Replay a saved transcript and say whether the game was clean."""
+    from p2pgotg import cli_table
     from p2pgotg.protocol import TranscriptError
 
+    if any(cli_table.is_table(path) for path in args.file):
+        return cli_table.verify_tables(args.file)  # (SPEC 5.9)
+    if len(args.file) > 1:
+        print("several files are verified together only for a table of three or four "
+              "seats (SPEC 5.9); give one file of a two-player game", file=sys.stderr)
+        return 2
+    args.file = args.file[0]
     try:
         role, report, messages, names = _judge_file(args.file)
     except OSError as exc:
@@ -1000,7 +1008,8 @@ def _add_verify_command(sub: Commands) -> None:
         "(damaged, edited, forged or cut short), 3 the game is unfinished, 4 finished and "
         "clean but the result rests on a claim about time or absence (the claimant's word).",
     )
-    verify.add_argument("file", help="a saved game (see: p2pgotg games)")
+    verify.add_argument("file", nargs="+", help="a saved game (see: p2pgotg games); for a "
+                        "table of three or four, the files of one or more of its seats")
     verify.set_defaults(func=_cmd_verify)
 
 
