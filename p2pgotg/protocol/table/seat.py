@@ -188,13 +188,14 @@ class TableSeat:
         order we took them (SPEC 5.4)."""
         out = []
         for seat, data in self.flow.accepted:
-            if seat < 0:
-                if not self.flow.rostered:
+            taken = self.flow.by_hash.get(Envelope.decode(data).hash)
+            if taken is None:
+                if seat < 0:
                     out.append(data)  # (a hello waiting for the roster: always resent)
                 continue
-            taken = self.flow.by_hash.get(Envelope.decode(data).hash)
-            index = taken.seq if taken is not None else None
-            if index is None or index >= (have[seat] if seat < len(have) else 0):
+            # (a joiner's hello taken before the roster is that seat's message 0 now)
+            held = have[taken.seat] if taken.seat < len(have) else 0
+            if taken.seq >= held:
                 out.append(data)
         return out
 
