@@ -50,7 +50,8 @@ class Hi:
 
     secret: bytes
     game: bytes | None
-    have: int
+    #: A count; at a table (SPEC 5.4) the counts of every seat's messages it holds, by seat.
+    have: int | tuple[int, ...]
     first: bytes | None
     name: str | None = None  # the joiner's name, when it has one: a label, never trusted
     kind: ClassVar[str] = "hi"
@@ -66,6 +67,7 @@ class Ok:
     first: bytes | None
     name: str | None = None  # the host's name, when it has one
     rules: str | None = None  # the game its hello names (None: Game of the Generals)
+    seats: int | None = None  # a table's seats, 3 or 4 (SPEC 5.4); None: a game of two
     kind: ClassVar[str] = "ok"
 
 
@@ -131,6 +133,25 @@ def _count(value: Any) -> int:
     return value
 
 
+#: The seats of a table (SPEC 5): the length of a table `hi`'s `have`, an `ok`'s `seats`.
+TABLE_SEATS = (3, 4)
+
+
+def _counts(value: Any) -> int | tuple[int, ...]:
+    """A `hi`'s `have`: a count, or at a table one count per seat (SPEC 5.4)."""
+    if isinstance(value, list):
+        if len(value) not in TABLE_SEATS:
+            raise ControlError("must be a count, or an array of one count per seat (3 or 4)")
+        return tuple(_count(item) for item in value)
+    return _count(value)
+
+
+def _seats(value: Any) -> int:
+    if isinstance(value, bool) or value not in TABLE_SEATS:
+        raise ControlError("must be the seats of a table (3 or 4)")
+    return int(value)
+
+
 def _text(value: Any) -> str:
     if not isinstance(value, str):
         raise ControlError("must be text")
@@ -156,10 +177,10 @@ def _why(value: Any) -> str:
 _B32 = _bin(32)
 #: kind -> {key: check}; the pake kind has three shapes, each of its keys optional.
 _SCHEMA: Mapping[str, Mapping[str, Callable[[Any], Any]]] = {
-    "hi": {"secret": _bin(16), "game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32),
-           "name": _label},
+    "hi": {"secret": _bin(16), "game": _nil_or(_B32), "have": _counts,
+           "first": _nil_or(_B32), "name": _label},
     "ok": {"game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32), "name": _label,
-           "rules": _game_name},
+           "rules": _game_name, "seats": _seats},
     "error": {"reason": _text},
     "leave": {"why": _why},
     "bye": {"have": _count},
@@ -167,7 +188,7 @@ _SCHEMA: Mapping[str, Mapping[str, Callable[[Any], Any]]] = {
 }
 _PAKE_SHAPES = ({"msg"}, {"confirm"}, {"confirm", "secret"})
 #: Keys a kind may leave out (absent: None).
-_OPTIONAL = {"hi": {"name"}, "ok": {"name", "rules"}}
+_OPTIONAL = {"hi": {"name"}, "ok": {"name", "rules", "seats"}}
 
 
 def _raw(frame: bytes) -> dict[str, Any] | None:
@@ -233,6 +254,6 @@ def encode(value: Hi | Ok | Refusal | Leave | Bye | Pake) -> bytes:
         item = getattr(value, field.name)
         optional = isinstance(value, Pake) or field.name in _OPTIONAL.get(value.kind, ())
         if not (optional and item is None):
-            out[field.name] = item
+            out[field.name] = list(item) if isinstance(item, tuple) else item
     data: bytes = msgpack.packb(out, use_bin_type=True)
     return data
