@@ -61,3 +61,17 @@ def test_a_host_of_two_refuses_a_table_seats_greeting() -> None:
     decision = decide(Hi(SECRET, None, (0, 0, 0), None), HostState(SECRET, ()), HostPolicy())
     assert isinstance(decision, Refuse)
     assert "not a table" in decision.reason
+
+
+def test_a_hi_names_the_seat_it_comes_back_to_and_a_bye_carries_a_tables_counts() -> None:
+    back = Hi(SECRET, GID, (4, 9, 3), b"h" * 32, seat=2)
+    assert control.decode(control.encode(back)) == back
+    assert control.decode(control.encode(control.Bye((4, 9, 3)))) == control.Bye((4, 9, 3))
+
+
+@pytest.mark.parametrize("seat", [0, 4, True, "1"])
+def test_a_hi_for_a_seat_that_no_joiner_holds_is_malformed(seat: object) -> None:
+    frame = raw(ctl="hi", secret=SECRET, game=GID, have=[1, 1, 1], first=None, seat=seat)
+    with pytest.raises(ControlError, match=r"the hi frame's seat must be a joiner's seat "
+                                           r"\(1 to 3\)"):
+        control.decode(frame)

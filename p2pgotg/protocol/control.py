@@ -54,6 +54,7 @@ class Hi:
     have: int | tuple[int, ...]
     first: bytes | None
     name: str | None = None  # the joiner's name, when it has one: a label, never trusted
+    seat: int | None = None  # at a table, the seat it comes back to (SPEC 5.4)
     kind: ClassVar[str] = "hi"
 
 
@@ -87,7 +88,9 @@ class Leave:
 
 @dataclass(frozen=True)
 class Bye:
-    have: int  # how many of the other side's messages the sender holds
+    #: How many of the other side's messages the sender holds; at a table (SPEC 5.4) how
+    #: many of each seat's.
+    have: int | tuple[int, ...]
     kind: ClassVar[str] = "bye"
 
 
@@ -146,6 +149,13 @@ def _counts(value: Any) -> int | tuple[int, ...]:
     return _count(value)
 
 
+def _seat(value: Any) -> int:
+    """A `hi`'s `seat`: a joiner's seat at a table, 1..3 (seat 0 is the host's)."""
+    if isinstance(value, bool) or value not in (1, 2, 3):
+        raise ControlError("must be a joiner's seat (1 to 3)")
+    return int(value)
+
+
 def _seats(value: Any) -> int:
     if isinstance(value, bool) or value not in TABLE_SEATS:
         raise ControlError("must be the seats of a table (3 or 4)")
@@ -178,17 +188,17 @@ _B32 = _bin(32)
 #: kind -> {key: check}; the pake kind has three shapes, each of its keys optional.
 _SCHEMA: Mapping[str, Mapping[str, Callable[[Any], Any]]] = {
     "hi": {"secret": _bin(16), "game": _nil_or(_B32), "have": _counts,
-           "first": _nil_or(_B32), "name": _label},
+           "first": _nil_or(_B32), "name": _label, "seat": _seat},
     "ok": {"game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32), "name": _label,
            "rules": _game_name, "seats": _seats},
     "error": {"reason": _text},
     "leave": {"why": _why},
-    "bye": {"have": _count},
+    "bye": {"have": _counts},
     "pake": {"msg": _bin(33), "confirm": _B32, "secret": _bin(16)},
 }
 _PAKE_SHAPES = ({"msg"}, {"confirm"}, {"confirm", "secret"})
 #: Keys a kind may leave out (absent: None).
-_OPTIONAL = {"hi": {"name"}, "ok": {"name", "rules", "seats"}}
+_OPTIONAL = {"hi": {"name", "seat"}, "ok": {"name", "rules", "seats"}}
 
 
 def _raw(frame: bytes) -> dict[str, Any] | None:
