@@ -47,8 +47,10 @@ class TranscriptFile:
         self._failure: Exception | None = None  # what the last flush raised
 
     @classmethod
-    def create(cls, path: Path, role: str, key: bytes) -> TranscriptFile:
-        """A new file, owner-only (0600) and locked; refuses to overwrite an existing one."""
+    def create(cls, path: Path, role: str, key: bytes, header: bytes | None = None
+               ) -> TranscriptFile:
+        """A new file, owner-only (0600) and locked; refuses to overwrite an existing one.
+        `header`: another header record than a game of two's (a table's, SPEC 5.9)."""
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
         try:
@@ -58,7 +60,7 @@ class TranscriptFile:
             raise
         f = cls(path, fd)
         f._new_entry = True
-        f._write(encode_header(role, key))
+        f._write(header if header is not None else encode_header(role, key))
         return f
 
     @classmethod
