@@ -87,8 +87,16 @@ def _judge_file(path: str) -> tuple[str, Report, int, dict[str, bytes]]:
 
 def _cmd_verify(args: argparse.Namespace) -> int:
     """Replay a saved transcript and say whether the game was clean."""
+    from p2pgotg import cli_table
     from p2pgotg.protocol import TranscriptError
 
+    if any(cli_table.is_table(path) for path in args.file):
+        return cli_table.verify_tables(args.file)  # (SPEC 5.9)
+    if len(args.file) > 1:
+        print("several files are verified together only for a table of three or four "
+              "seats (SPEC 5.9); give one file of a two-player game", file=sys.stderr)
+        return 2
+    args.file = args.file[0]
     try:
         role, report, messages, names = _judge_file(args.file)
     except OSError as exc:
@@ -303,7 +311,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
     """Listen for one joiner, print the invite codes, play with the bot seat."""
     import trio
 
-    from p2pgotg import cli_internet, cli_table
+    from p2pgotg import cli_internet, cli_table_play
     from p2pgotg.net.play.hosting import HostConfig
     from p2pgotg.net.play.player_name import BadNameError
     from p2pgotg.net.play.saved_games import games_dir
@@ -313,7 +321,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
 
     if args.reply is not None:
         return cli_internet.cmd_host_reply(args)
-    problem = cli_table.table_flags_problem(args) or _host_flags_problem(args)
+    problem = cli_table_play.table_flags_problem(args) or _host_flags_problem(args)
     if problem is not None:
         print(problem, file=sys.stderr)
         return 2
@@ -344,7 +352,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
     if args.max_games is not None:
         return _host_many(args, config)
     if args.seats is not None:
-        return cli_table.cmd_host_table(args, config, _say, _status)
+        return cli_table_play.cmd_host_table(args, config, _say, _status)
     reach = cli_internet.reach_options(args, config.options.describe())
     if reach is False:
         return 2
@@ -521,7 +529,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
     """Connect to an invite and play with the bot seat."""
     import trio
 
-    from p2pgotg import cli_internet, cli_table
+    from p2pgotg import cli_internet, cli_table_play
     from p2pgotg.net.play.joining import JoinConfig, TableInvite, join_game
     from p2pgotg.net.play.player_name import BadNameError
     from p2pgotg.net.play.saved_games import games_dir
@@ -559,13 +567,13 @@ def _cmd_join(args: argparse.Namespace) -> int:
                                             tor)
         key = identity_for_joining(invite.pin)  # (a short code's pin is known only now)
         config = JoinConfig(key, invite, games_dir(), limits, opener=opener, name=name)
-        if cli_table.holds_seat(config):  # (our seat at its table: resumed from its file)
-            return await cli_table.join_table_instead(config, args, _status)
+        if cli_table_play.holds_seat(config):  # (our seat at its table: resumed from its file)
+            return await cli_table_play.join_table_instead(config, args, _status)
         try:
             return await join_game(config, bot_runner(seat_seed(args.seed), args.bot_delay,
                                                       args.level), on_status=_status)
         except TableInvite:  # (the host's `ok` says: a table, SPEC 3.4)
-            return await cli_table.join_table_instead(config, args, _status)
+            return await cli_table_play.join_table_instead(config, args, _status)
 
     from p2pgotg.net.play.session import unwrap
 
@@ -580,7 +588,7 @@ def _cmd_join(args: argparse.Namespace) -> int:
         return _failure_code(exc)
     _lines().drain()
     if not isinstance(session, GameSession):  # (a seat at a table)
-        return cli_table.report(session)
+        return cli_table_play.report(session)
     return _report(session)
 
 
@@ -1010,13 +1018,14 @@ def _add_verify_command(sub: Commands) -> None:
         "(damaged, edited, forged or cut short), 3 the game is unfinished, 4 finished and "
         "clean but the result rests on a claim about time or absence (the claimant's word).",
     )
-    verify.add_argument("file", help="a saved game (see: p2pgotg games)")
+    verify.add_argument("file", nargs="+", help="a saved game (see: p2pgotg games); for a "
+                        "table of three or four, the files of one or more of its seats")
     verify.set_defaults(func=_cmd_verify)
 
 
 def _add_host_command(sub: Commands) -> None:
     """`host`: one game, or many with the bot; its reach and rule options."""
-    from p2pgotg import cli_internet, cli_table
+    from p2pgotg import cli_internet, cli_table_play
 
     host = sub.add_parser("host", help="host a game and print invite codes")
     host.add_argument("--port", type=_port, default=0,
@@ -1046,7 +1055,7 @@ def _add_host_command(sub: Commands) -> None:
     choice.add_argument("--new", action="store_true",
                         help="host a new game without asking (the unfinished one stays saved)")
     _add_rule_options(host)
-    cli_table.add_host_arguments(host)
+    cli_table_play.add_host_arguments(host)
     host.set_defaults(func=_cmd_host)
 
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 
 import pytest
@@ -17,15 +18,15 @@ from p2pgotg.games.towers.rules.options import RuleOptions
 from p2pgotg.net.play.hosting import HostConfig, Hosting
 from p2pgotg.net.play.joining import JoinConfig
 from p2pgotg.net.play.session import Timeouts
+from p2pgotg.net.play.table_bot import table_bot
+from p2pgotg.net.play.table_host import host_table
+from p2pgotg.net.play.table_joiner import TableRefused, join_table
 from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.net.transport.tls import make_certificate
 
 # The table kernel (SPEC 5.2-5.9, `p2pgotg.protocol.table`) is built on its own branch; until
 # it is merged these tests cannot run, and say so.
 pytest.importorskip("p2pgotg.net.play.table_host", reason="needs the table kernel")
-from p2pgotg.net.play.table_bot import table_bot
-from p2pgotg.net.play.table_host import host_table
-from p2pgotg.net.play.table_joiner import TableRefused, join_table
 
 SAFETY = 120  # seconds: a net against hangs, never a measure of speed
 QUICK = Timeouts(handshake=5.0, keepalive=1.0, silence=5.0, abandon=60.0, bye=2.0,
@@ -100,10 +101,12 @@ async def test_a_joiner_beyond_the_seats_is_refused_with_a_clear_error(tmp_path:
     config = host_config(tmp_path, 3)
     async with trio.open_nursery() as nursery:
         with trio.fail_after(SAFETY):
-            hosting = await nursery.start(partial_host(config, 3))
+            hosting = await nursery.start(partial(
+                host_table, config, table_bot(1, think=0.05), bot_seats=2,
+                bot=lambda k: table_bot(10 + k, think=0.05)))
             late = JoinConfig(Ed25519PrivateKey.generate(), invite_of(hosting),
                               tmp_path / "late", QUICK)
-            await wait_for_files(config.save_dir, 3)  # (the two bots are seated)
+            await wait_for_files(config.save_dir, 3)  # (both joiner seats are the bots')
             with pytest.raises(TableRefused, match="this table is full: its 3 seats are "
                                                    "taken"):
                 await join_table(late, table_bot(9))
@@ -131,10 +134,9 @@ async def stop_after_messages(directory: Path, count: int, scope: trio.CancelSco
 
 
 def record_count(path: Path) -> int:
-    from p2pgotg.protocol.transcript import RecordReader
+    from p2pgotg.protocol.table.transcript import TableRecordReader
 
-    reader = RecordReader()
-    return len(reader.feed(path.read_bytes()))
+    return len(TableRecordReader().feed_table(path.read_bytes()))
 
 
 async def wait_for_files(directory: Path, count: int) -> None:

@@ -18,6 +18,11 @@ TAG_GAME_TOWERS = b"p2pgotg/towers/game/v1"  # (a Towers game's id, SPEC 4.11)
 TAG_COIN_COMMIT = b"p2pgotg/coin-commit/v1"
 TAG_COIN_FLIP = b"p2pgotg/coin-flip/v1"
 TAG_BODY = b"p2pgotg/body/v1"
+#: A table of three or four seats (SPEC 5.3, 5.5): its game id, each seat's coin
+#: commitment and the order drawn from every seat's secret.
+TAG_TABLE_GAME = b"p2pgotg/table/game/v1"
+TAG_TABLE_COIN_COMMIT = b"p2pgotg/table/coin-commit/v1"
+TAG_TABLE_COIN_FLIP = b"p2pgotg/table/coin-flip/v1"
 TAG_SIGN = b"p2pgotg/sign/v1"
 
 HASH_LEN = 32

@@ -29,7 +29,8 @@ def table_bot(seed: int, level: str = "hard", think: float = 0.0,
     async def run(session: TableSession) -> None:
         bots: dict[int, TowersBot] = {}
         while not session.done:
-            game = session.seat.game
+            position = session.seat.game  # (the kernel's TowersPosition: `.game` the rules')
+            game = None if position is None else position.game
             status = session.status
             if game is None or game.is_over or status.seat_to_act != session.seat.my_seat:
                 await session.wait_changed()
@@ -38,12 +39,12 @@ def table_bot(seed: int, level: str = "hard", think: float = 0.0,
             bot = bots.get(colour)
             if bot is None:
                 bot = bots[colour] = TowersBot(colour, rng, level, budget)
-            position = game.copy()
-            action = await trio.to_thread.run_sync(bot.choose_action, position)
+            copy = game.copy()
+            action = await trio.to_thread.run_sync(bot.choose_action, copy)
             if think > 0:
                 await trio.sleep(think)
             if session.done or session.seat.game is None \
-                    or session.seat.game.ply != position.ply:
+                    or session.seat.game.ply != copy.ply:
                 continue  # (the table moved on meanwhile: a claim, a leave)
             try:
                 session.perform(partial(_act, action=action))

@@ -24,9 +24,11 @@ from functools import partial
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+from p2pgotg.games.towers.table import host_seat
 from p2pgotg.net.play.hosting import HostConfig, Hosting, refuse
 from p2pgotg.net.play.joining import JoinConfig
 from p2pgotg.net.play.player_name import shown_name
+from p2pgotg.net.play.session import unwrap
 from p2pgotg.net.play.table_joiner import TableRunner, join_table
 from p2pgotg.net.play.table_session import TableSession
 from p2pgotg.net.reaching.control_frames import SessionError, expect
@@ -42,9 +44,9 @@ from p2pgotg.net.transport.tls import (
     public_key_pin,
     server_context,
 )
-from p2pgotg.protocol import HOST, RemoteProtocolError, control
+from p2pgotg.protocol import HOST, control
+from p2pgotg.protocol.errors import RuleViolation
 from p2pgotg.protocol.printable import printable
-from p2pgotg.protocol.table import TableSeat
 from p2pgotg.reach.tor_onion import game_seed
 
 FULL_WORDS = "this table is full: its {n} seats are taken"
@@ -58,6 +60,7 @@ class _Link:
     channel: FramedChannel
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
     seat: int | None = None
+    hello: bytes | None = None  # its hello, before the roster seats it
     cursor: int = 0
     bye: tuple[int, ...] | None = None
     gone: trio.Event = field(default_factory=trio.Event)
@@ -79,7 +82,7 @@ class TableHost:
         self.fingerprint = certificate_fingerprint(config.tls_cert)
         self.join_secret = secrets.token_bytes(16) if session is None else session.join_secret
         if session is None:
-            seat = TableSeat.host(config.key, config.options, self.fingerprint)
+            seat = host_seat(config.key, config.options, self.fingerprint)
             session = TableSession(seat, config.key, HOST, config.save_dir, self.join_secret,
                                    config.limits, on_status=on_status)
             session.perform(lambda s: s.start())
@@ -168,10 +171,13 @@ class TableHost:
             who = "a joiner" if link.seat is None else f"seat {link.seat}"
             self.on_status(f"{who} is connected{_named(hi)}")
             with link.scope:
-                async with trio.open_nursery() as nursery:
-                    nursery.start_soon(link.channel.keep_alive)
-                    nursery.start_soon(self._forward, link)
-                    nursery.start_soon(self._read, link, nursery.cancel_scope)
+                try:
+                    async with trio.open_nursery() as nursery:
+                        nursery.start_soon(link.channel.keep_alive)
+                        nursery.start_soon(self._forward, link)
+                        nursery.start_soon(self._read, link, nursery.cancel_scope)
+                except BaseExceptionGroup as group:
+                    raise unwrap(group) from None
         except (NetError, SessionError) as exc:
             who = "a joiner" if link.seat is None else f"seat {link.seat}"
             self.on_status(f"{who} left: {printable(str(exc), 200)}")
@@ -190,7 +196,9 @@ class TableHost:
                 while link.cursor < len(accepted):
                     author, frame = accepted[link.cursor]
                     link.cursor += 1
-                    if author != link.seat:
+                    if link.seat is None and link.hello is not None:
+                        link.seat = session.seat.seat_of_hello(link.hello)
+                    if author != link.seat and frame != link.hello:
                         await link.channel.send(frame)
                 continue
             if session.done:
@@ -220,18 +228,18 @@ class TableHost:
                 continue
             try:
                 session.receive(frame)
-            except RemoteProtocolError as exc:
-                what = "you broke the protocol" if exc.violation.signed else \
-                    "dropping the connection"
+            except RuleViolation as exc:
+                what = "you broke the protocol" if exc.signed else "dropping the connection"
                 with trio.move_on_after(2), contextlib.suppress(NetError):
                     await link.channel.send(control.encode(control.Refusal(f"{what}: {exc}")))
-                if exc.violation.signed:
+                if exc.signed:
                     self.on_status(f"seat {link.seat} broke the protocol: "
                                    f"{printable(str(exc), 200)}; the evidence is kept in "
                                    f"{session.path}")
                     continue  # (relayed to every seat, then the table ends)
                 raise SessionError(f"unreadable input: {printable(str(exc), 200)}") from None
-            if link.seat is None:
+            if link.hello is None and link.seat is None:
+                link.hello = frame  # (a joiner's first message is its hello, SPEC 5.3)
                 link.seat = session.seat.seat_of_hello(frame)
 
     def _settled(self) -> bool:

@@ -15,9 +15,10 @@ from pathlib import Path
 
 import trio
 
+from p2pgotg.games.towers.table import joiner_seat
 from p2pgotg.net.play.joining import JoinConfig, no_answer_words
-from p2pgotg.net.play.session import lost_words, receive
-from p2pgotg.net.play.table_session import TableSession, unfinished_tables
+from p2pgotg.net.play.session import lost_words, receive, unwrap
+from p2pgotg.net.play.table_session import TableSession, read_table, unfinished_tables
 from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.transport.errors import (
     ConnectFailedError,
@@ -31,10 +32,9 @@ from p2pgotg.net.transport.tls import (
     open_pinned_connection,
     peer_certificate,
 )
-from p2pgotg.protocol import JOINER, RemoteProtocolError, control
+from p2pgotg.protocol import JOINER, LocalProtocolError, control
+from p2pgotg.protocol.errors import RuleViolation
 from p2pgotg.protocol.printable import printable
-from p2pgotg.protocol.table import TableSeat
-from p2pgotg.protocol.table.transcript import parse_table
 
 #: What plays a seat at a table (a bot, a person's lines): runs until the game is over.
 TableRunner = Callable[[TableSession], Awaitable[None]]
@@ -49,8 +49,7 @@ def saved_seat(config: JoinConfig) -> Path | None:
     if not config.resume:
         return None
     for path in unfinished_tables(config.save_dir, JOINER, config.key):
-        found = parse_table(path.read_bytes()).secrets.get("join")
-        if found is not None and hmac.compare_digest(found, config.invite.secret):
+        if hmac.compare_digest(read_table(path).join, config.invite.secret):
             return path
     return None
 
@@ -102,6 +101,8 @@ async def join_table(config: JoinConfig, run_seat: TableRunner, *,
                 await trio.sleep(delay)
                 delay = min(delay * 2, config.limits.retry[1])
             nursery.cancel_scope.cancel()
+    except BaseExceptionGroup as group:  # (a SessionError from a task: raised as itself)
+        raise unwrap(group) from None
     finally:
         if box[0] is not None:
             box[0].close()
@@ -137,9 +138,7 @@ async def _one_connection(config: JoinConfig, box: list[TableSession | None],
         try:
             ok = await receive(channel, control.Ok, limits.handshake)
         except SessionError as exc:
-            if session is None and "refused" not in str(exc) and "error" not in str(exc):
-                raise
-            if session is None:
+            if session is None and exc.fatal:  # (refused: a full table, a wrong secret...)
                 raise TableRefused(str(exc)) from None
             raise SessionError(str(exc), fatal=False) from None
         if ok.seats is None:
@@ -148,8 +147,8 @@ async def _one_connection(config: JoinConfig, box: list[TableSession | None],
             frame = await channel.receive()  # the host's hello comes first (SPEC 5.3)
             seen = certificate_fingerprint(peer_certificate(stream))
             try:
-                seat = TableSeat.joiner(config.key, frame, seen)
-            except (RemoteProtocolError, ValueError) as exc:
+                seat = joiner_seat(config.key, frame, seen)
+            except LocalProtocolError as exc:
                 raise TableRefused(f"the host's first message is not a table's hello: "
                                    f"{printable(str(exc), 200)}") from None
             session = box[0] = TableSession(seat, config.key, JOINER, config.save_dir,
@@ -179,10 +178,13 @@ async def _play(session: TableSession, channel: FramedChannel, host_has: int) ->
     they come and take the host's, until the game is over and both sides hold it all."""
     pending = session.mine[host_has:]
     session.take_outbox()  # (everything in it is in `mine`, sent below)
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(channel.keep_alive)
-        nursery.start_soon(_write, session, channel, pending)
-        nursery.start_soon(_read, session, channel, nursery.cancel_scope)
+    try:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(channel.keep_alive)
+            nursery.start_soon(_write, session, channel, pending)
+            nursery.start_soon(_read, session, channel, nursery.cancel_scope)
+    except BaseExceptionGroup as group:
+        raise unwrap(group) from None
 
 
 async def _write(session: TableSession, channel: FramedChannel, pending: list[bytes]) -> None:
@@ -203,7 +205,13 @@ async def _write(session: TableSession, channel: FramedChannel, pending: list[by
 
 async def _read(session: TableSession, channel: FramedChannel, scope: trio.CancelScope) -> None:
     while True:
-        frame = await channel.receive()
+        try:
+            frame = await channel.receive()
+        except NetError:
+            if session.settled:  # (the host left once both held it all)
+                scope.cancel()
+                return
+            raise
         try:
             ctl = control.decode(frame)
         except control.ControlError as exc:
@@ -220,8 +228,8 @@ async def _read(session: TableSession, channel: FramedChannel, scope: trio.Cance
             continue
         try:
             session.receive(frame)
-        except RemoteProtocolError as exc:
-            if exc.violation.signed:
+        except RuleViolation as exc:
+            if exc.signed:
                 where = f"; the evidence is kept in {session.path}" if session.path else ""
                 session.on_status(f"a seat broke the protocol: {printable(str(exc), 200)}"
                                   f"{where}")

@@ -18,16 +18,23 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import public_bytes
+from p2pgotg.games.towers.table import restored_seat
 from p2pgotg.net.play.clock import Clocks
 from p2pgotg.net.play.game_lock import GameInUseError
 from p2pgotg.net.play.saved_games import GameInUse
 from p2pgotg.net.play.session import StorageError, Timeouts
 from p2pgotg.net.play.transcript_file import TranscriptFile
-from p2pgotg.protocol import LocalProtocolError, RemoteProtocolError
+from p2pgotg.protocol import LocalProtocolError
 from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.protocol.errors import RuleViolation
 from p2pgotg.protocol.events import Event
-from p2pgotg.protocol.table import TableSeat
-from p2pgotg.protocol.table.transcript import encode_table_header, parse_table
+from p2pgotg.protocol.table import TableRecord, TableSeat
+from p2pgotg.protocol.table.transcript import (
+    TableRecordReader,
+    encode_table_header,
+    encode_table_record,
+)
+from p2pgotg.protocol.transcript import Transcript
 
 #: What a seat may owe that the duty limit times (SPEC 5.7): automatic answers.
 DUTIES = frozenset({"coin_open", "heads"})
@@ -67,16 +74,16 @@ class TableSession:
         """Our seat again from its file (locked before it is read, SPEC 3.5), ready to
         reconnect. Raises GameInUse while another process has it open."""
         try:
-            file, _ = TranscriptFile.open_existing(path)
+            file, _ = TranscriptFile.open_existing(path, _torn_tail_only)
         except GameInUseError as exc:
             raise GameInUse(exc) from None
         try:
-            table = parse_table(path.read_bytes())
-            seat = TableSeat.restore(key, table.records)
+            table = read_table(path)
+            seat = restored_seat(key, bytes(32), table.records, is_host=role == "host")
         except BaseException:
             file.close()
             raise
-        session = cls(seat, key, role, path.parent, table.secrets["join"], limits, file=file,
+        session = cls(seat, key, role, path.parent, table.join, limits, file=file,
                       on_status=on_status)
         session.after([])  # (anything the restore found due is written and queued now)
         return session
@@ -138,11 +145,11 @@ class TableSession:
     def receive(self, frame: bytes) -> list[Event]:
         """Take a game message from a connection. A signed violation ends the table (its
         evidence is kept and relayed, SPEC 5.2); one that proves nothing is raised for the
-        connection to drop (RemoteProtocolError with `violation.signed` false)."""
+        connection to drop (RuleViolation with `signed` false)."""
         try:
             events = self.seat.receive(frame)
-        except RemoteProtocolError as exc:
-            if exc.violation.signed:
+        except RuleViolation as exc:
+            if exc.signed:
                 self.failure = str(exc)
                 self.after([])
             raise
@@ -175,8 +182,8 @@ class TableSession:
                 self.file = TranscriptFile.create(
                     self._new_path(), self.role, self.public_key,
                     header=encode_table_header(self.role, self.public_key))
-                self.file.append([("secrets", {"join": self.join_secret})])
-            self.file.append(records)
+                records = [("secrets", {"join": self.join_secret}), *records]
+            self.file.append_encoded(b"".join(encode_table_record(r) for r in records))
         except OSError as exc:
             self.storage_failure = f"cannot write this table's file: {exc.strerror or exc}"
             self._outbox.clear()
@@ -216,8 +223,8 @@ class TableSession:
         """Note since when each claimable debt is owed (by our clock: it outlives every
         connection), and run the clock of the seat to act."""
         status = self.status
-        if self._clocks is None and status.options is not None:
-            options = status.options
+        options = self.seat.flow.options
+        if self._clocks is None and options is not None:
             self._clocks = Clocks(float(options.clock_seconds), float(options.turn_seconds),
                                   used={str(s): 0.0 for s in range(options.seats)})
         if self._clocks is not None:
@@ -226,7 +233,7 @@ class TableSession:
                 self._clocks.stop(now)
             else:
                 self._clocks.switch(str(acting), now)
-        debts = {(seat, what, status.progress) for seat, what in self.seat.claimable()}
+        debts = {(seat, what, status.ply) for seat, what in self.seat.claimable()}
         self._owed = {debt: self._owed.get(debt, now) for debt in debts}
 
     def deadline(self, now: float) -> tuple[float, int, str] | None:
@@ -274,6 +281,40 @@ class TableSession:
         self.on_status(f"seat {seat} {words}: claimed (SPEC 5.7)")
 
 
+@dataclass
+class TableFile:
+    """What a seat's file says (SPEC 5.9), read without touching it."""
+
+    role: str
+    key: bytes
+    join: bytes
+    records: list[TableRecord]
+    over: bool
+
+
+def _torn_tail_only(data: bytes) -> Transcript:
+    """What `TranscriptFile.open_existing` needs of a table's file: whether its last record
+    is torn (the records themselves are read by `read_table`)."""
+    reader = TableRecordReader()
+    reader.feed_table(data)
+    return Transcript(role="", key=b"", records=[], torn_tail=reader.finish())
+
+
+def read_table(path: Path) -> TableFile:
+    """Read a seat's file; ValueError (TranscriptError) when it is not a table's."""
+    reader = TableRecordReader()
+    records = reader.feed_table(path.read_bytes())
+    join = b""
+    for record in records:
+        if record[0] == "secrets":
+            join = record[1].get("join", join)
+    if reader.role is None or reader.key is None or len(join) != 16:
+        raise ValueError(f"{path.name} is not a seat's file of a table")
+    seat = restored_seat(Ed25519PrivateKey.generate(), bytes(32), records, False)
+    return TableFile(reader.role, reader.key, join, records,
+                     seat.status().over or seat.failed is not None)
+
+
 def unfinished_tables(directory: Path, role: str, key: Ed25519PrivateKey) -> list[Path]:
     """Our unfinished seats' files in `directory` for `role`, newest first; files of games
     of two, damaged files and finished tables are skipped (never touched)."""
@@ -283,8 +324,8 @@ def unfinished_tables(directory: Path, role: str, key: Ed25519PrivateKey) -> lis
         if directory.is_dir() else []
     for path in paths:
         try:
-            table = parse_table(path.read_bytes())
-        except (OSError, ValueError):
+            table = read_table(path)
+        except (OSError, ValueError, RuleViolation):
             continue  # (not a table's file, or damaged)
         if table.role == role and table.key == mine and not table.over:
             found.append(path)

@@ -10,7 +10,7 @@ action with the rule it breaks, and `pop`, which undoes the last push exactly.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import NamedTuple
 
 from p2pgotg.games.towers.rules.actions import ALL_ACTIONS, Action, Kind
@@ -25,7 +25,7 @@ from p2pgotg.games.towers.rules.board import (
 )
 from p2pgotg.games.towers.rules.errors import IllegalActionError, TowersError
 from p2pgotg.games.towers.rules.options import CaptureRule, RuleOptions
-from p2pgotg.games.towers.rules.outcome import OUTSIDE, Outcome, Termination
+from p2pgotg.games.towers.rules.outcome import LEAVING, OUTSIDE, Outcome, Termination
 from p2pgotg.games.towers.rules.scoring import (
     NOBODY,
     base_points,
@@ -109,6 +109,8 @@ class Game:
         self._captures = [0] * (n * n)  # [capturer * n + victim]
         self._starts = [NOBODY] * n
         self._team = [team_of(s, self.options.teams) for s in range(n)]
+        self._gone = [False] * n  # seats that left (SPEC 4.13); never undone by `pop`
+        self._barrier = 0  # `pop` stops here: the undo records before the last leave
         self._s = _Scalars(pool=LAYERS, phase=Phase.SETUP, turn=0, left=1, first=None,
                            first_claimer=NOBODY, extra_used=False, outcome=None)
         self._history: list[Action] = []
@@ -120,8 +122,9 @@ class Game:
         """An independent game in the same position (no history to `pop`)."""
         twin = Game.__new__(Game)
         twin.options, twin._n, twin._team, twin._s = self.options, self._n, self._team, self._s
+        twin._barrier = 0
         for name in ("_heights", "_pawn", "_flag", "_reserve_pawns", "_reserve_flags",
-                     "_captures", "_starts"):
+                     "_captures", "_starts", "_gone"):
             setattr(twin, name, list(getattr(self, name)))
         twin._history, twin._undo, twin._changes = list(self._history), [], []
         twin._legal = self._legal
@@ -288,6 +291,15 @@ class Game:
         return self._team[seat]
 
     @property
+    def seats_in(self) -> tuple[int, ...]:
+        """The seats still in the game, in seat order (all of them until one leaves)."""
+        return tuple(s for s in range(self._n) if not self._gone[s])
+
+    def has_left(self, seat: int) -> bool:
+        """Whether `seat` has left the game (SPEC 4.13)."""
+        return self._gone[seat]
+
+    @property
     def history(self) -> tuple[Action, ...]:
         return tuple(self._history)
 
@@ -390,7 +402,7 @@ class Game:
         if action.kind is Kind.LAYER:
             if self._s.pool == 0:
                 return "the pool of layers is empty: claim your starting square"
-            if self._starts.count(NOBODY) == 1 and not self._may_place_last():
+            if self._unclaimed() == 1 and not self._may_place_last():
                 return "the last seat to claim must claim now"
             return None
         if action.kind is not Kind.CLAIM:
@@ -404,6 +416,10 @@ class Game:
                         f"at least {gap} border square{'s' if gap > 1 else ''} must lie "
                         "between")
         return None
+
+    def _unclaimed(self) -> int:
+        """Seats still in that have not claimed (a seat that left never claims: T7)."""
+        return sum(1 for s in range(self._n) if self._starts[s] == NOBODY and not self._gone[s])
 
     def _may_place_last(self) -> bool:
         """In a 2-player game the last seat to claim may place one layer before it does."""
@@ -419,7 +435,7 @@ class Game:
 
     def _generate_setup(self) -> list[Action]:
         out: list[Action] = []
-        last = self._starts.count(NOBODY) == 1
+        last = self._unclaimed() == 1
         if self._s.pool > 0 and (not last or self._may_place_last()):
             out.extend(_LAYER[sq] for sq in range(SQUARES))
         taken = [st for st in self._starts if st != NOBODY]
@@ -515,6 +531,8 @@ class Game:
         """Undo the last push exactly, and return its action."""
         if self._s.outcome is not None and self._s.outcome.termination in OUTSIDE:
             raise TowersError("an ending decided outside the rules cannot be taken back")
+        if self._undo and len(self._undo) <= self._barrier:
+            raise TowersError("an action made before a seat left cannot be taken back")
         if not self._undo:
             raise TowersError("no action to take back")
         for target, index, old in reversed(self._changes):
@@ -530,9 +548,9 @@ class Game:
         s, seat, sq = self._s, self._s.turn, action.square
         if action.kind is Kind.LAYER:
             self._set(self._heights, sq, self._heights[sq] + 1)
-            extra = s.extra_used or self._starts.count(NOBODY) == 1
-            self._s = s._replace(pool=s.pool - 1, extra_used=extra,
-                               turn=self._next_unclaimed(seat))
+            extra = s.extra_used or self._unclaimed() == 1
+            self._s = s._replace(pool=s.pool - 1, extra_used=extra)
+            self._next_in_setup(seat)
             return
         self._set(self._starts, seat, sq)
         self._set(self._pawn, sq, seat)
@@ -540,17 +558,28 @@ class Game:
         self._set(self._reserve_pawns, seat, self._reserve_pawns[seat] - 1)
         self._set(self._reserve_flags, seat, self._reserve_flags[seat] - 1)
         first_claimer = seat if s.first_claimer == NOBODY else s.first_claimer
-        if NOBODY in self._starts:
-            self._s = s._replace(first_claimer=first_claimer, turn=self._next_unclaimed(seat))
+        self._s = s._replace(first_claimer=first_claimer)
+        self._next_in_setup(seat)
+
+    def _next_in_setup(self, seat: int) -> None:
+        """After `seat`'s setup choice (or its leaving): the next seat still in that has
+        not claimed acts; when there is none, play begins with the first seat still in from
+        the first claimer (T9, SPEC 4.13) and the endings are checked."""
+        if self._unclaimed():
+            self._s = self._s._replace(turn=self._next_seat(
+                seat, lambda c: self._starts[c] == NOBODY))
             return
-        self._s = s._replace(first_claimer=first_claimer, phase=Phase.PLAY,
-                           turn=first_claimer, left=2, first=None)
+        self._s = self._s._replace(phase=Phase.PLAY, left=2, first=None,
+                                   turn=self._next_seat(self._s.first_claimer - 1))
+        # (`_next_seat(c - 1)` is c itself when c is still in)
         self._check_end(seat)
 
-    def _next_unclaimed(self, seat: int) -> int:
+    def _next_seat(self, seat: int, also: Callable[[int], bool] = lambda c: True) -> int:
+        """The first seat still in after `seat` in seat order (`seat` itself last) for
+        which `also` holds."""
         n = self._n
         return next(c for c in ((seat + i) % n for i in range(1, n + 1))
-                    if self._starts[c] == NOBODY)
+                    if not self._gone[c] and also(c))
 
     def _apply_play(self, action: Action) -> None:
         s, seat, sq = self._s, self._s.turn, action.square
@@ -576,25 +605,26 @@ class Game:
         if s.left == 2:
             self._s = s._replace(left=1, first=action)
         else:
-            self._s = s._replace(turn=(seat + 1) % self._n, left=2, first=None)
+            self._s = s._replace(turn=self._next_seat(seat), left=2, first=None)
         self._check_end(seat)
 
     def _check_end(self, actor: int) -> None:
         """The seed's endings, at once after any action (and once the setup is done): the
-        pool empty, a seat with all its flags placed, the seat to act unable to act."""
+        pool empty, a seat still in with all its flags placed, the seat to act unable to
+        act (a seat that left ends nothing by its reserve: SPEC 4.13)."""
         s = self._s
         if s.pool == 0:
             self._finish(Termination.POOL_EMPTY, None)
             return
         for offset in range(self._n):
             seat = (actor + offset) % self._n
-            if self._reserve_flags[seat] == 0:
+            if self._reserve_flags[seat] == 0 and not self._gone[seat]:
                 self._finish(Termination.ALL_FLAGS_PLANTED, seat)
                 return
         if self._can_act():
             return
         if s.left == 1 and s.first is not None and self.options.short_turn:
-            self._s = s._replace(turn=(s.turn + 1) % self._n, left=2, first=None)
+            self._s = s._replace(turn=self._next_seat(s.turn), left=2, first=None)
             self._legal = None
             if self._can_act():
                 return
@@ -619,20 +649,53 @@ class Game:
         return outcome
 
     def resign(self, seat: int) -> Outcome:
-        """`seat` resigns: with two teams the other team wins. (With more, what a
-        resignation does to the others is the protocol's: use `end`.)"""
+        """`seat` resigns: with two teams the other team wins. (With more, the game goes
+        on without it: `leave`.)"""
         if len(self.team_points()) != 2:
             raise TowersError("with more than two teams a resignation ends nothing by itself")
         return self.end(Termination.RESIGNATION, [1 - self._team[seat]], seat)
 
+    def leave(self, seat: int, termination: Termination) -> Outcome | None:
+        """`seat` leaves (it resigned, or a time or abandonment claim removed it: SPEC
+        4.13) and the game goes on without it: its pawns and flags stay on the board, it
+        takes no more turns and cannot win. When one team alone is still in, the game
+        ends with `termination` and that team wins; the Outcome is returned when the game
+        is over (None while it goes on). Final: `pop` cannot take it back."""
+        if termination not in LEAVING:
+            raise TowersError(f"a seat leaves by {', '.join(sorted(t.value for t in LEAVING))}"
+                              f", not {termination.value}")
+        if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < self._n:
+            raise TowersError(f"no seat {seat!r} to leave")
+        if self.is_over:
+            raise TowersError("the game is over")
+        if self._gone[seat]:
+            raise TowersError(f"{Colour(seat).display_name} has already left")
+        self._gone[seat] = True
+        self._barrier = len(self._undo)  # (the pushes made so far stay made)
+        self._legal = None
+        teams_in = {self._team[s] for s in self.seats_in}
+        if len(teams_in) == 1:
+            self._end_outcome(Outcome(termination, self.team_points(), tuple(teams_in), seat,
+                                      self._n, self.options.teams))
+        elif self._s.turn == seat:
+            if self._s.phase is Phase.SETUP:
+                self._next_in_setup(seat)
+            else:
+                self._s = self._s._replace(turn=self._next_seat(seat), left=2, first=None)
+                self._check_end(self._s.turn)
+        return self._s.outcome
+
     def _finish(self, termination: Termination, seat: int | None) -> None:
         scores = self.team_points()
-        excluded = None
+        out = {self._team[s] for s in range(self._n)} - {self._team[s] for s in self.seats_in}
         if termination is Termination.NO_ACTION and self.options.stuck_loses:
             assert seat is not None
-            excluded = self._team[seat]
-        self._s = self._s._replace(phase=Phase.OVER, outcome=Outcome(
-            termination, scores, winners(scores, excluded), seat, self._n, self.options.teams))
+            out.add(self._team[seat])
+        self._end_outcome(Outcome(termination, scores, winners(scores, out), seat, self._n,
+                                  self.options.teams))
+
+    def _end_outcome(self, outcome: Outcome) -> None:
+        self._s = self._s._replace(phase=Phase.OVER, outcome=outcome)
         self._legal = ()
 
     # -- for people ---------------------------------------------------------------------

@@ -27,6 +27,10 @@ class Termination(enum.Enum):
 OUTSIDE = frozenset({Termination.RESIGNATION, Termination.DRAW_AGREED, Termination.TIME_FORFEIT,
                      Termination.ABANDONMENT})
 
+#: The endings by which a seat leaves a game of three or four seats that goes on (SPEC
+#: 4.13): it resigned, or a time or abandonment claim removed it.
+LEAVING = frozenset({Termination.RESIGNATION, Termination.TIME_FORFEIT, Termination.ABANDONMENT})
+
 _REASONS = {
     Termination.POOL_EMPTY: "all 50 layers placed",
     Termination.ALL_FLAGS_PLANTED: "{seat} placed all its flags",

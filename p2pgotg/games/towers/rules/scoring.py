@@ -7,7 +7,7 @@ Pure functions over the board's lists, so the game and the bot's evaluation shar
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 
 from p2pgotg.games.towers.rules.options import RuleOptions
 from p2pgotg.games.towers.rules.seats import team_count, team_of
@@ -64,9 +64,9 @@ def team_points(options: RuleOptions, seat_points: Sequence[int]) -> tuple[int, 
     return tuple(out)
 
 
-def winners(scores: Sequence[int], excluded: int | None = None) -> tuple[int, ...]:
-    """The teams with the most points (several: a tie), leaving out team `excluded` (a
-    stuck seat's team under the `stuck_loses` option)."""
-    candidates = [t for t in range(len(scores)) if t != excluded]
+def winners(scores: Sequence[int], excluded: Collection[int] = ()) -> tuple[int, ...]:
+    """The teams with the most points (several: a tie), leaving out the teams `excluded`
+    (those whose seats all left, SPEC 4.13; a stuck seat's team under `stuck_loses`)."""
+    candidates = [t for t in range(len(scores)) if t not in excluded]
     best = max(scores[t] for t in candidates)
     return tuple(t for t in candidates if scores[t] == best)
