@@ -311,7 +311,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
     """Listen for one joiner, print the invite codes, play with the bot seat."""
     import trio
 
-    from p2pgotg import cli_internet
+    from p2pgotg import cli_internet, cli_table_play
     from p2pgotg.net.play.hosting import HostConfig
     from p2pgotg.net.play.player_name import BadNameError
     from p2pgotg.net.play.saved_games import games_dir
@@ -321,7 +321,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
 
     if args.reply is not None:
         return cli_internet.cmd_host_reply(args)
-    problem = _host_flags_problem(args)
+    problem = cli_table_play.table_flags_problem(args) or _host_flags_problem(args)
     if problem is not None:
         print(problem, file=sys.stderr)
         return 2
@@ -332,7 +332,7 @@ def _cmd_host(args: argparse.Namespace) -> int:
         print(f"cannot load your keys: {exc.user_message}", file=sys.stderr)
         return 2
     resume = True  # (the many-game host resumes every unfinished game it holds)
-    if args.max_games is None:
+    if args.max_games is None and args.seats is None:
         try:
             decided = _host_again(args, key, interactive=not args.bot)
         except _CannotHost as exc:
@@ -351,6 +351,8 @@ def _cmd_host(args: argparse.Namespace) -> int:
                         name=name)
     if args.max_games is not None:
         return _host_many(args, config)
+    if args.seats is not None:
+        return cli_table_play.cmd_host_table(args, config, _say, _status)
     reach = cli_internet.reach_options(args, config.options.describe())
     if reach is False:
         return 2
@@ -527,8 +529,8 @@ def _cmd_join(args: argparse.Namespace) -> int:
     """Connect to an invite and play with the bot seat."""
     import trio
 
-    from p2pgotg import cli_internet
-    from p2pgotg.net.play.joining import JoinConfig, join_game
+    from p2pgotg import cli_internet, cli_table_play
+    from p2pgotg.net.play.joining import JoinConfig, TableInvite, join_game
     from p2pgotg.net.play.player_name import BadNameError
     from p2pgotg.net.play.saved_games import games_dir
     from p2pgotg.net.play.session import GameSession
@@ -560,13 +562,18 @@ def _cmd_join(args: argparse.Namespace) -> int:
     def show_reply(code: str) -> None:
         _say(f"reply: {code}")
 
-    async def main_task() -> GameSession:
+    async def main_task() -> object:  # (a GameSession, or a seat at a table)
         invite, opener = await prepare_join(args.code, servers, limits, _status, show_reply,
                                             tor)
         key = identity_for_joining(invite.pin)  # (a short code's pin is known only now)
         config = JoinConfig(key, invite, games_dir(), limits, opener=opener, name=name)
-        return await join_game(config, bot_runner(seat_seed(args.seed), args.bot_delay,
-                                                  args.level), on_status=_status)
+        if cli_table_play.holds_seat(config):  # (our seat at its table: resumed from its file)
+            return await cli_table_play.join_table_instead(config, args, _status)
+        try:
+            return await join_game(config, bot_runner(seat_seed(args.seed), args.bot_delay,
+                                                      args.level), on_status=_status)
+        except TableInvite:  # (the host's `ok` says: a table, SPEC 3.4)
+            return await cli_table_play.join_table_instead(config, args, _status)
 
     from p2pgotg.net.play.session import unwrap
 
@@ -579,6 +586,9 @@ def _cmd_join(args: argparse.Namespace) -> int:
         _lines().drain()
         print(f"error: {_words(exc)}", file=sys.stderr)
         return _failure_code(exc)
+    _lines().drain()
+    if not isinstance(session, GameSession):  # (a seat at a table)
+        return cli_table_play.report(session)
     return _report(session)
 
 
@@ -1015,7 +1025,7 @@ def _add_verify_command(sub: Commands) -> None:
 
 def _add_host_command(sub: Commands) -> None:
     """`host`: one game, or many with the bot; its reach and rule options."""
-    from p2pgotg import cli_internet
+    from p2pgotg import cli_internet, cli_table_play
 
     host = sub.add_parser("host", help="host a game and print invite codes")
     host.add_argument("--port", type=_port, default=0,
@@ -1045,6 +1055,7 @@ def _add_host_command(sub: Commands) -> None:
     choice.add_argument("--new", action="store_true",
                         help="host a new game without asking (the unfinished one stays saved)")
     _add_rule_options(host)
+    cli_table_play.add_host_arguments(host)
     host.set_defaults(func=_cmd_host)
 
 

@@ -50,9 +50,11 @@ class Hi:
 
     secret: bytes
     game: bytes | None
-    have: int
+    #: A count; at a table (SPEC 5.4) the counts of every seat's messages it holds, by seat.
+    have: int | tuple[int, ...]
     first: bytes | None
     name: str | None = None  # the joiner's name, when it has one: a label, never trusted
+    seat: int | None = None  # at a table, the seat it comes back to (SPEC 5.4)
     kind: ClassVar[str] = "hi"
 
 
@@ -66,6 +68,7 @@ class Ok:
     first: bytes | None
     name: str | None = None  # the host's name, when it has one
     rules: str | None = None  # the game its hello names (None: Game of the Generals)
+    seats: int | None = None  # a table's seats, 3 or 4 (SPEC 5.4); None: a game of two
     kind: ClassVar[str] = "ok"
 
 
@@ -85,7 +88,9 @@ class Leave:
 
 @dataclass(frozen=True)
 class Bye:
-    have: int  # how many of the other side's messages the sender holds
+    #: How many of the other side's messages the sender holds; at a table (SPEC 5.4) how
+    #: many of each seat's.
+    have: int | tuple[int, ...]
     kind: ClassVar[str] = "bye"
 
 
@@ -131,6 +136,32 @@ def _count(value: Any) -> int:
     return value
 
 
+#: The seats of a table (SPEC 5): the length of a table `hi`'s `have`, an `ok`'s `seats`.
+TABLE_SEATS = (3, 4)
+
+
+def _counts(value: Any) -> int | tuple[int, ...]:
+    """A `hi`'s `have`: a count, or at a table one count per seat (SPEC 5.4)."""
+    if isinstance(value, list):
+        if len(value) not in TABLE_SEATS:
+            raise ControlError("must be a count, or an array of one count per seat (3 or 4)")
+        return tuple(_count(item) for item in value)
+    return _count(value)
+
+
+def _seat(value: Any) -> int:
+    """A `hi`'s `seat`: a joiner's seat at a table, 1..3 (seat 0 is the host's)."""
+    if isinstance(value, bool) or value not in (1, 2, 3):
+        raise ControlError("must be a joiner's seat (1 to 3)")
+    return int(value)
+
+
+def _seats(value: Any) -> int:
+    if isinstance(value, bool) or value not in TABLE_SEATS:
+        raise ControlError("must be the seats of a table (3 or 4)")
+    return int(value)
+
+
 def _text(value: Any) -> str:
     if not isinstance(value, str):
         raise ControlError("must be text")
@@ -156,18 +187,18 @@ def _why(value: Any) -> str:
 _B32 = _bin(32)
 #: kind -> {key: check}; the pake kind has three shapes, each of its keys optional.
 _SCHEMA: Mapping[str, Mapping[str, Callable[[Any], Any]]] = {
-    "hi": {"secret": _bin(16), "game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32),
-           "name": _label},
+    "hi": {"secret": _bin(16), "game": _nil_or(_B32), "have": _counts,
+           "first": _nil_or(_B32), "name": _label, "seat": _seat},
     "ok": {"game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32), "name": _label,
-           "rules": _game_name},
+           "rules": _game_name, "seats": _seats},
     "error": {"reason": _text},
     "leave": {"why": _why},
-    "bye": {"have": _count},
+    "bye": {"have": _counts},
     "pake": {"msg": _bin(33), "confirm": _B32, "secret": _bin(16)},
 }
 _PAKE_SHAPES = ({"msg"}, {"confirm"}, {"confirm", "secret"})
 #: Keys a kind may leave out (absent: None).
-_OPTIONAL = {"hi": {"name"}, "ok": {"name", "rules"}}
+_OPTIONAL = {"hi": {"name", "seat"}, "ok": {"name", "rules", "seats"}}
 
 
 def _raw(frame: bytes) -> dict[str, Any] | None:
@@ -233,6 +264,6 @@ def encode(value: Hi | Ok | Refusal | Leave | Bye | Pake) -> bytes:
         item = getattr(value, field.name)
         optional = isinstance(value, Pake) or field.name in _OPTIONAL.get(value.kind, ())
         if not (optional and item is None):
-            out[field.name] = item
+            out[field.name] = list(item) if isinstance(item, tuple) else item
     data: bytes = msgpack.packb(out, use_bin_type=True)
     return data

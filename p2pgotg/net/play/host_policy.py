@@ -124,6 +124,10 @@ NO_NEW_GAMES = Refuse("this host is not starting new games any more")
 INVITE_TAKEN = ("this host is already playing this invite's game, whose coin toss is made: "
                 "only its joiner can come back to it (the same join command does); ask the "
                 "host for a new invite later")
+#: A table seat's greeting (its `have` one count per seat, SPEC 5.4) at a host of two seats.
+NOT_A_TABLE = Refuse("this host plays a game of two players, not a table of three or four: "
+                     "check the invite code",
+                     "a joiner of a table was refused: this host plays a game of two")
 SOMEONE_ELSE = "this host is already playing a game with someone else"
 FULL = "this host is full"  # the start of the refusal a joiner gets beyond max_games
 
@@ -132,6 +136,8 @@ def decide(hi: Hi, state: HostState, policy: HostPolicy) -> Decision:
     """New game, resume, or refuse (with SPEC 3.4's words) for `hi` at `state`."""
     if not hmac.compare_digest(hi.secret, state.secret):
         return WRONG_SECRET
+    if isinstance(hi.have, tuple):
+        return NOT_A_TABLE
     if hi.game is None:
         if hi.first is not None:  # (a new game's `first` names no hello)
             return BAD_GREETING

@@ -374,7 +374,7 @@ class Host:
                 session.perform(lambda p: p.start())
             self.status(game, "the other player is connected")
             with me.scope:
-                await session.run_connection(channel, 0 if new else hi.have,
+                await session.run_connection(channel, 0 if new else _count(hi),
                                              screen=partial(self._one_game_per_key, game))
         except _SecondGame as exc:
             self.stats.refused += 1
@@ -676,6 +676,12 @@ async def refuse(channel: FramedChannel, reason: str) -> None:
         with contextlib.suppress(NetError):
             await channel.send(control.encode(control.Refusal(reason)))
     await channel.aclose()
+
+
+def _count(hi: control.Hi) -> int:
+    """A game of two's `have` (`decide` refuses a table's counts before this is asked)."""
+    assert isinstance(hi.have, int)
+    return hi.have
 
 
 def _hello_key(frame: bytes) -> bytes | None:

@@ -61,6 +61,15 @@ class Resumable(Protocol):
     def resuming(self) -> None: ...
 
 
+class TableInvite(SessionError):
+    """The host's `ok` says its game is a table of `seats` (SPEC 3.4, 5.4): the joiner
+    plays a seat of it (`table_joiner`), not a game of two."""
+
+    def __init__(self, seats: int) -> None:
+        super().__init__(f"this invite is a table of {seats} seats")
+        self.seats = seats
+
+
 #: What a joiner holding a game says when a reconnection shows a key other than the pin's.
 PIN_MISMATCH_WORDS = ("the host's key does not match the invite: someone between you and "
                       "the host may be pretending to be it (nothing was sent to them)")
@@ -284,6 +293,8 @@ async def _one_connection(
             if ours:  # an unsigned frame never makes us give up a game for good (SPEC 3.4)
                 raise SessionError(str(exc), fatal=False) from None
             raise
+        if ok.seats is not None and session is None:
+            raise TableInvite(ok.seats)
         peer_has = ok.have
         if session is not None and peer_has > session.sent_count:
             raise SessionError("the host sent a bad greeting", fatal=not ours)

@@ -421,6 +421,9 @@ class GameSession(Generic[P]):
             raise SessionError(f"{self.problem}; the connection is dropped and the game "
                                "resumes", fatal=False) from None
         if isinstance(ctl, control.Bye):
+            if isinstance(ctl.have, tuple):  # (a table's counts: no game of two sends them)
+                raise SessionError("a bye frame with a table's counts in a game of two; the "
+                                   "connection is dropped and the game resumes", fatal=False)
             self.peer_said_bye, self.peer_has = True, ctl.have
             self._notify()
             return

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -47,8 +47,10 @@ class TranscriptFile:
         self._failure: Exception | None = None  # what the last flush raised
 
     @classmethod
-    def create(cls, path: Path, role: str, key: bytes) -> TranscriptFile:
-        """A new file, owner-only (0600) and locked; refuses to overwrite an existing one."""
+    def create(cls, path: Path, role: str, key: bytes, header: bytes | None = None
+               ) -> TranscriptFile:
+        """A new file, owner-only (0600) and locked; refuses to overwrite an existing one.
+        `header`: another header record than a game of two's (a table's, SPEC 5.9)."""
         path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_APPEND, 0o600)
         try:
@@ -58,19 +60,21 @@ class TranscriptFile:
             raise
         f = cls(path, fd)
         f._new_entry = True
-        f._write(encode_header(role, key))
+        f._write(header if header is not None else encode_header(role, key))
         return f
 
     @classmethod
-    def open_existing(cls, path: Path) -> tuple[TranscriptFile, Transcript]:
+    def open_existing(cls, path: Path, read: Callable[[bytes], Transcript] = parse
+                      ) -> tuple[TranscriptFile, Transcript]:
         """Reopen for appending after a restart; a torn last record is cut off first.
         Locked before it is read: raises GameInUseError while another process has it
-        open (what that one wrote after our read would otherwise be lost to us)."""
+        open (what that one wrote after our read would otherwise be lost to us). `read`:
+        another reader of the records than a game of two's (a table's, SPEC 5.9)."""
         fd = os.open(path, os.O_WRONLY | os.O_APPEND)
         try:
             lock_game_file(fd, path)
             data = path.read_bytes()
-            transcript = parse(data)
+            transcript = read(data)
             if transcript.torn_tail:
                 os.ftruncate(fd, _intact_length(data))
                 os.fsync(fd)
@@ -88,6 +92,11 @@ class TranscriptFile:
     def append(self, records: Iterable[Record]) -> None:
         """Write the records now (not yet durable: see `sync_in_thread`)."""
         data = b"".join(encode_record(r) for r in records)
+        if data:
+            self._write(data)
+
+    def append_encoded(self, data: bytes) -> None:
+        """Write records already framed (a table's, SPEC 5.9), as `append` does."""
         if data:
             self._write(data)
 

@@ -1,0 +1,366 @@
+"""The host of a table (SPEC 5.4): plays seat 0 and relays for the joiners.
+
+One listener, the invite of chapter 3 (its join secret and TLS pin), one `TableSession` for
+the host's own seat. Each joiner is admitted with its `hi` (3.4), one seat per joiner, up
+to N-1 (a further joiner is refused with an `error` frame), and its connection forwards,
+in the host's accepted order, every message the host's seat took (its own, the other
+joiners', violations too), except the joiner's own: the seat takes a message only when it
+holds what the message acknowledges, so nothing is forwarded before what it acknowledges.
+A joiner that comes back (`hi` with the game id, its `seat` and its `have` counts) gets
+exactly what it lacks, then the forwarding goes on. At the end every joiner's `bye` shows
+it holds every message; then the host stops.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import hmac
+import secrets
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import partial
+
+import trio
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+
+from p2pgotg.games.towers.table import host_seat
+from p2pgotg.net.play.hosting import HostConfig, Hosting, refuse
+from p2pgotg.net.play.joining import JoinConfig
+from p2pgotg.net.play.player_name import shown_name
+from p2pgotg.net.play.session import unwrap
+from p2pgotg.net.play.table_joiner import TableRunner, join_table
+from p2pgotg.net.play.table_session import TableSession
+from p2pgotg.net.reaching.control_frames import SessionError, expect
+from p2pgotg.net.reaching.invite import Invite, reachable_addresses
+from p2pgotg.net.reaching.offer import offer
+from p2pgotg.net.reaching.pake_link import ShortCodeGate, is_pake_frame
+from p2pgotg.net.transport.admission import Gate, Ticket, peer_address, serve_admission, serve_one
+from p2pgotg.net.transport.errors import NetError
+from p2pgotg.net.transport.framing import FramedChannel
+from p2pgotg.net.transport.tls import (
+    certificate_fingerprint,
+    listening_port,
+    public_key_pin,
+    server_context,
+)
+from p2pgotg.protocol import HOST, control
+from p2pgotg.protocol.errors import RuleViolation
+from p2pgotg.protocol.printable import printable
+from p2pgotg.reach.tor_onion import game_seed
+
+FULL_WORDS = "this table is full: its {n} seats are taken"
+
+
+@dataclass(eq=False)
+class _Link:
+    """One joiner's connection: which seat it is (once its hello is in), how far the
+    forwarding has gone in the host's accepted order, what the joiner says it holds."""
+
+    channel: FramedChannel
+    scope: trio.CancelScope = field(default_factory=trio.CancelScope)
+    seat: int | None = None
+    hello: bytes | None = None  # its hello, before the roster seats it
+    cursor: int = 0
+    bye: tuple[int, ...] | None = None
+    gone: trio.Event = field(default_factory=trio.Event)
+
+
+class TableHost:
+    """Hosts one table of `config.options.seats` seats to its end."""
+
+    def __init__(self, config: HostConfig, *,
+                 on_status: Callable[[str], None] = lambda s: None,
+                 on_short_code: Callable[[str], None] = lambda code: None,
+                 on_invite: Callable[[str], None] = lambda code: None,
+                 session: TableSession | None = None) -> None:
+        self.config = config
+        self.on_status = on_status
+        self.on_short_code = on_short_code
+        self.on_invite = on_invite
+        self.seats = int(config.options.seats)
+        self.fingerprint = certificate_fingerprint(config.tls_cert)
+        self.join_secret = secrets.token_bytes(16) if session is None else session.join_secret
+        if session is None:
+            seat = host_seat(config.key, config.options, self.fingerprint)
+            session = TableSession(seat, config.key, HOST, config.save_dir, self.join_secret,
+                                   config.limits, on_status=on_status)
+            session.perform(lambda s: s.start())
+        self.session = session
+        self.links: list[_Link] = []
+        self.strangers = Gate(config.admission)
+        self.gates: list[ShortCodeGate] = []
+        self.listen_port = config.port
+        self.finished = trio.Event()
+
+    # -- admission ------------------------------------------------------------------------
+
+    async def handler(self, stream: trio.SSLStream, ticket: Ticket) -> None:
+        limits = self.config.limits
+        channel = FramedChannel(stream, keepalive_interval=limits.keepalive,
+                                silence_timeout=limits.silence)
+        try:
+            with trio.fail_after(limits.handshake):
+                first = await channel.receive()
+                if is_pake_frame(first):
+                    if not self.gates:
+                        raise SessionError("this host has no short code: use its invite code")
+                    first = await self.gates[0].admit(channel, first, limits.handshake)
+                hi = expect(first, control.Hi)
+        except (trio.TooSlowError, NetError, SessionError) as exc:
+            reason = "no greeting in time" if isinstance(exc, trio.TooSlowError) else str(exc)
+            self.on_status(f"a connection was refused: {printable(reason, 200)}")
+            await refuse(channel, f"no valid greeting: {reason}")
+            return
+        refusal = self._decide(hi)
+        if refusal is not None:
+            self.on_status(f"a joiner was refused: {refusal}")
+            await refuse(channel, refusal)
+            return
+        ticket.release()
+        link = _Link(channel, seat=hi.seat)
+        await self._serve(link, hi)
+
+    def _decide(self, hi: control.Hi) -> str | None:
+        """Why `hi` is refused (SPEC 3.4, 5.4), or None: admitted."""
+        if not hmac.compare_digest(hi.secret, self.join_secret):
+            return "wrong join secret: check the invite code"
+        if self.session.done and hi.game is None:
+            return "this table's game is over"
+        status = self.session.status
+        if hi.game is not None:
+            if status.game_id is None or not hmac.compare_digest(hi.game, status.game_id):
+                return "this host does not have that game (it may be over)"
+            if hi.seat is None or hi.seat >= self.seats or not isinstance(hi.have, tuple) \
+                    or len(hi.have) != self.seats:
+                return "bad greeting: coming back to a table needs its seat and its counts"
+            return None
+        if not isinstance(hi.have, int) or hi.seat is not None:
+            return "bad greeting: a new seat holds nothing yet"
+        if self._taken() >= self.seats - 1:
+            return FULL_WORDS.format(n=self.seats)
+        return None
+
+    def _taken(self) -> int:
+        """Joiner seats taken: every one once the roster is out, else the connected ones."""
+        status = self.session.status
+        if status.game_id is not None:
+            return self.seats - 1
+        return sum(1 for link in self.links)
+
+    # -- one joiner's connection ----------------------------------------------------------
+
+    async def _serve(self, link: _Link, hi: control.Hi) -> None:
+        session = self.session
+        for old in [x for x in self.links if link.seat is not None and x.seat == link.seat]:
+            self.on_status(f"seat {link.seat} reconnected: dropping its old connection")
+            old.scope.cancel()
+            await old.gone.wait()
+        self.links.append(link)
+        try:
+            have = 0 if link.seat is None else session.seat.have()[link.seat]
+            await session.durable()
+            await link.channel.send(control.encode(control.Ok(
+                game=session.status.game_id, have=have, first=session.first_hash(),
+                name=self.config.name, rules="towers", seats=self.seats)))
+            if isinstance(hi.have, tuple):
+                backlog = session.seat.lacking(hi.have)
+                link.cursor = len(session.seat.accepted)
+                for frame in backlog:
+                    await link.channel.send(frame)
+            who = "a joiner" if link.seat is None else f"seat {link.seat}"
+            self.on_status(f"{who} is connected{_named(hi)}")
+            with link.scope:
+                try:
+                    async with trio.open_nursery() as nursery:
+                        nursery.start_soon(link.channel.keep_alive)
+                        nursery.start_soon(self._forward, link)
+                        nursery.start_soon(self._read, link, nursery.cancel_scope)
+                except BaseExceptionGroup as group:
+                    raise unwrap(group) from None
+        except (NetError, SessionError) as exc:
+            who = "a joiner" if link.seat is None else f"seat {link.seat}"
+            self.on_status(f"{who} left: {printable(str(exc), 200)}")
+        finally:
+            self.links.remove(link)
+            link.gone.set()
+            session.notify()
+
+    async def _forward(self, link: _Link) -> None:
+        """Send the joiner, in accepted order, every message the seat took but its own."""
+        session = self.session
+        while True:
+            accepted = session.seat.accepted
+            if link.cursor < len(accepted):
+                await session.durable()  # (what we relay is on our disk first)
+                while link.cursor < len(accepted):
+                    author, frame = accepted[link.cursor]
+                    link.cursor += 1
+                    if link.seat is None and link.hello is not None:
+                        link.seat = session.seat.seat_of_hello(link.hello)
+                    if author != link.seat and frame != link.hello:
+                        await link.channel.send(frame)
+                continue
+            if session.done:
+                await session.durable()
+                await link.channel.send(control.encode(control.Bye(session.have())))
+            await session.wait_changed()
+
+    async def _read(self, link: _Link, scope: trio.CancelScope) -> None:
+        session = self.session
+        while True:
+            frame = await link.channel.receive()
+            try:
+                ctl = control.decode(frame)
+            except control.ControlError as exc:
+                raise SessionError(f"a malformed control frame: {exc}") from None
+            if isinstance(ctl, control.Bye):
+                link.bye = ctl.have if isinstance(ctl.have, tuple) else None
+                session.notify()
+                if self._settled():
+                    self.finished.set()
+                continue
+            if ctl is not None:
+                if isinstance(ctl, control.Refusal):
+                    raise SessionError(f"it stopped: {printable(ctl.reason, 200)}")
+                continue
+            if session.failure is not None:
+                continue
+            try:
+                session.receive(frame)
+            except RuleViolation as exc:
+                what = "you broke the protocol" if exc.signed else "dropping the connection"
+                with trio.move_on_after(2), contextlib.suppress(NetError):
+                    await link.channel.send(control.encode(control.Refusal(f"{what}: {exc}")))
+                if exc.signed:
+                    self.on_status(f"seat {link.seat} broke the protocol: "
+                                   f"{printable(str(exc), 200)}; the evidence is kept in "
+                                   f"{session.path}")
+                    continue  # (relayed to every seat, then the table ends)
+                raise SessionError(f"unreadable input: {printable(str(exc), 200)}") from None
+            if link.hello is None and link.seat is None:
+                link.hello = frame  # (a joiner's first message is its hello, SPEC 5.3)
+                link.seat = session.seat.seat_of_hello(frame)
+
+    def _settled(self) -> bool:
+        """The game is over and every joiner said it holds every message."""
+        session = self.session
+        if not session.done:
+            return False
+        ours = session.have()
+        byes = {link.seat: link.bye for link in self.links if link.bye is not None}
+        return all(byes.get(seat) == ours for seat in range(1, self.seats))
+
+    # -- the whole run --------------------------------------------------------------------
+
+    async def run(self, task_status: trio.TaskStatus[Hosting] = trio.TASK_STATUS_IGNORED
+                  ) -> TableSession:
+        """Serve the table until its game is over and every joiner holds it all (or until
+        cancelled: the game stays resumable); returns the host's seat session."""
+        config = self.config
+        session = self.session
+        try:
+            async with trio.open_nursery() as nursery:
+                context = server_context(config.tls_cert, config.tls_key)
+                listeners = await nursery.start(
+                    serve_admission, self.handler, context, self.listen_port, config.bind,
+                    self.strangers, self.on_status)
+                port = listening_port(listeners)
+                self.listen_port = self.listen_port or port
+                hosting = await self._invites(nursery, port, context)
+                nursery.start_soon(session.run_timers)
+                task_status.started(hosting)
+                while not self.finished.is_set():
+                    if self._settled():
+                        break
+                    with trio.move_on_after(config.limits.linger if session.done else 3600):
+                        await session.wait_changed()
+                        continue
+                    if session.done:
+                        break  # (a joiner that never confirmed: its file resumes from ours)
+                with trio.move_on_after(config.limits.bye):
+                    while any(link.cursor < len(session.seat.accepted) for link in self.links):
+                        await session.wait_changed()
+                nursery.cancel_scope.cancel()
+        finally:
+            session.close()
+        return session
+
+    async def _invites(self, nursery: trio.Nursery, port: int, context: object) -> Hosting:
+        """The LAN invite codes; with `config.reach`, the offer of SPEC 3.8 (as a host of
+        two seats makes it)."""
+        config = self.config
+        pin = public_key_pin(config.tls_cert)
+        if config.reach is None:
+            return Hosting(port, [Invite(address, port, pin, self.join_secret).encode()
+                                  for address in reachable_addresses(config.bind)])
+
+        async def accept_punched(tcp: trio.SocketStream) -> None:
+            ticket = self.strangers.enter(peer_address(tcp))
+            if ticket is None:
+                tcp.socket.close()
+                return
+            await serve_one(tcp, ticket, self.handler, context)  # type: ignore[arg-type]
+
+        found = await nursery.start(partial(
+            offer, config.reach, port, config.bind, pin, self.join_secret, self.fingerprint,
+            accept_punched, on_status=self.on_status, on_invite=self.on_invite,
+            on_short_code=self._short_code_up, away=lambda: False,
+            onion_seed=game_seed(config.key.private_bytes_raw(), self.join_secret)))
+        return Hosting(port, [found.invite], found.short_code, found.notes)
+
+    def _short_code_up(self, code: str, gate: ShortCodeGate) -> None:
+        self.gates.append(gate)
+        self.on_short_code(code)
+
+
+def _named(hi: control.Hi) -> str:
+    name = shown_name(hi.name)
+    return f" ({name})" if name else ""
+
+
+def bot_key(host_key: Ed25519PrivateKey, join_secret: bytes, seat: int) -> Ed25519PrivateKey:
+    """The identity key of the host's bot seat number `seat` (1, 2...): derived from the
+    host's key and the table's join secret, so that a host started again finds its bots'
+    files (and their keys) again, and no two tables share a bot key."""
+    seed = hashlib.sha256(b"p2pgotg/table/bot-seat/v1" + host_key.private_bytes_raw()
+                          + join_secret + bytes([seat])).digest()
+    return Ed25519PrivateKey.from_private_bytes(seed)
+
+
+async def host_table(config: HostConfig, run_seat: TableRunner, *, bot_seats: int = 0,
+                     bot: Callable[[int], TableRunner] | None = None,
+                     on_status: Callable[[str], None] = lambda s: None,
+                     on_short_code: Callable[[str], None] = lambda code: None,
+                     on_invite: Callable[[str], None] = lambda code: None,
+                     task_status: trio.TaskStatus[Hosting] = trio.TASK_STATUS_IGNORED
+                     ) -> TableSession:
+    """Host a table to its end, our seat played by `run_seat`; `bot_seats` of the joiner
+    seats are taken by `bot(k)` (k = 1..bot_seats), each joining over loopback TLS with the
+    invite as any joiner does (the same admission, relay and resume as a person's)."""
+    host = TableHost(config, on_status=on_status, on_short_code=on_short_code,
+                     on_invite=on_invite)
+    async with trio.open_nursery() as nursery:
+
+        async def serve(task_status: trio.TaskStatus[Hosting]) -> None:
+            await host.run(task_status=task_status)
+            nursery.cancel_scope.cancel()  # (every seat holds it all, or it gave up)
+
+        nursery.start_soon(run_seat, host.session)
+        hosting = await nursery.start(serve)
+        pin = public_key_pin(config.tls_cert)
+        address = config.bind if config.bind not in (None, "0.0.0.0", "::") else "127.0.0.1"
+        assert address is not None
+        for k in range(1, bot_seats + 1):
+            assert bot is not None
+            joiner = JoinConfig(bot_key(config.key, host.join_secret, k),
+                                Invite(address, hosting.port, pin, host.join_secret),
+                                config.save_dir, config.limits)
+            nursery.start_soon(partial(join_table, joiner, bot(k),
+                                       on_status=partial(_bot_line, on_status, k)))
+        task_status.started(hosting)
+    return host.session
+
+
+def _bot_line(on_status: Callable[[str], None], k: int, text: str) -> None:
+    on_status(f"bot seat {k}: {text}")
