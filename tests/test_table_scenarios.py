@@ -6,14 +6,18 @@ with, and what `verify` of their real files says. Expected values come from SPEC
 from __future__ import annotations
 
 import random
+import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from p2pgotg.games.towers.rules.game import Game
 from p2pgotg.games.towers.rules.options import RuleOptions
-from p2pgotg.protocol.envelope import ZERO_HASH
+from p2pgotg.protocol.envelope import ZERO_HASH, Envelope
 from p2pgotg.protocol.table import TableViolation
+from p2pgotg.protocol.table.body import TableBody
 from p2pgotg.protocol.table.events import (
     ActionVoided,
     ClaimMade,
@@ -21,6 +25,7 @@ from p2pgotg.protocol.table.events import (
     WhisperReceived,
 )
 from p2pgotg.protocol.table.seat import MAX_WAITING
+from p2pgotg.protocol.table.transcript import TableRecordReader
 from protocol import table_scenarios as scenarios
 from tests.tablekit import Table, file_bytes, verdict_of
 
@@ -187,3 +192,55 @@ def test_a_table_of_hard_bots_plays_to_its_end_by_the_rules(tmp_path: Path, n: i
     result = results.pop()
     assert all(f"(seat {s})" in result for s in end["winners"]), result
     assert verdict_of(*paths)[0] == 0
+
+
+RECORDED = Path(__file__).parent.parent / "protocol" / "transcripts"
+
+
+def _show(path: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "p2pgotg", "show", str(path), "--text"],
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_show_tells_a_tables_game_action_by_action_with_its_colours_and_seats() -> None:
+    """`p2pgotg show` of a seat's file: every action, numbered, by colour and seat, with
+    the board after it, as the game's order applies them; the verdict's lines after."""
+    path = RECORDED / "table-honest-4-seat-2.gtr"
+    shown = _show(path)
+    assert shown.returncode == 0, shown.stderr
+    lines = shown.stdout.splitlines()
+    reader = TableRecordReader()
+    records = reader.feed_table(path.read_bytes())
+    actions = [body for r in records if r[0] == "msg"
+               for body in [TableBody.decode(Envelope.decode(r[2]).body_bytes)]
+               if body.type == "action"]
+    numbered = [line for line in lines if re.match(r"\d+\. ", line)]
+    assert len(numbered) == len(actions)  # an honest game: every action applied
+    colours = ("Red", "Blue", "Green", "Yellow")
+    for line, body in zip(numbered, actions, strict=True):
+        assert re.match(rf"\d+\. ({'|'.join(colours)}) \(seat {body.seat}\) ", line), line
+    assert "the file of: " in lines[1] and "(seat 2)" in lines[1]
+    assert any(line.startswith("result:") and " wins (" in line for line in lines)
+    assert sum(line.strip().startswith("a      b") for line in lines) == len(actions)
+
+
+def test_show_tells_the_leaves_claims_void_actions_and_disputes() -> None:
+    shown = _show(RECORDED / "table-withheld-seat-0.gtr")
+    assert shown.returncode == 0, shown.stderr
+    out = shown.stdout
+    assert re.search(r"\(seat 1\) claims against \w+ \(seat 2\) \(abandoned\)", out)
+    assert re.search(r"\(seat 2\) \S+: void", out)
+    assert re.search(r"\(seat 0\) resigns", out)
+    assert re.search(r"\(seat 2\) disputes the claim of \w+ \(seat 1\)", out)
+    before = _show(RECORDED / "table-coin-aborted-seat-2.gtr")
+    assert before.returncode == 0
+    assert "order:      none" in before.stdout and "no winner" in before.stdout
+
+
+def test_show_of_a_damaged_table_file_says_why_and_exits_2(tmp_path: Path) -> None:
+    data = (RECORDED / "table-honest-3-seat-0.gtr").read_bytes()
+    damaged = tmp_path / "damaged.gtr"
+    damaged.write_bytes(data[:2000] + bytes([data[2000] ^ 1]) + data[2001:])
+    shown = _show(damaged)
+    assert shown.returncode == 2 and "cannot show it" in shown.stderr
+    assert "Traceback" not in shown.stderr
