@@ -175,8 +175,11 @@ _FINDINGS = {
 
 def _cmd_show(args: argparse.Namespace) -> int:
     """Step through a finished game (in a terminal), or print it move by move."""
+    from p2pgotg import cli_table
     from p2pgotg.ui.review import ReviewError, load_review
 
+    if cli_table.is_table(args.file):
+        return cli_table.show_table(args.file)  # (a table's: printed, SPEC 5.9)
     path = Path(args.file)
     try:
         review = load_review(path)

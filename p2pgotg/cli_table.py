@@ -1,10 +1,15 @@
-"""`p2pgotg verify` of a table's files (SPEC 5.9): read each seat's file as a stream of
-records, judge them together, print the verdict; the exit codes are 2.8's."""
+"""`p2pgotg verify` and `show` of a table's files (SPEC 5.9): read each seat's file as a
+stream of records, judge them together, print the verdict (the exit codes are 2.8's), or
+tell one file's game."""
 
 from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from p2pgotg.protocol.table.verify import TableFile
 
 #: How much of a file is read at a time.
 CHUNK = 1 << 16
@@ -21,33 +26,42 @@ def is_table(path: str) -> bool:
         return False
 
 
+def read_table_file(path: str) -> TableFile:
+    """One seat's file as a stream of records (OSError, or TranscriptError saying what is
+    wrong with it)."""
+    from p2pgotg.protocol.table.transcript import TableRecordReader
+    from p2pgotg.protocol.table.verify import TableFile
+
+    reader = TableRecordReader()
+    records = []
+    with open(path, "rb") as f:
+        while chunk := f.read(CHUNK):
+            records += reader.feed_table(chunk)
+    torn = reader.finish()
+    assert reader.role is not None and reader.key is not None
+    return TableFile(path, reader.role, reader.key, records, torn, reader.seat)
+
+
 def verify_tables(paths: Sequence[str]) -> int:
     """Judge the files of one table together; print what verify prints; the exit code."""
     from p2pgotg.games.towers.table import TOWERS_TABLE
-    from p2pgotg.protocol.table.transcript import TableRecordReader
-    from p2pgotg.protocol.table.verify import TableFile, judge_table
+    from p2pgotg.protocol.table.verify import judge_table
     from p2pgotg.protocol.transcript import TranscriptError
 
     files = []
     for path in paths:
-        reader = TableRecordReader()
-        records = []
         try:
-            with open(path, "rb") as f:
-                while chunk := f.read(CHUNK):
-                    records += reader.feed_table(chunk)
-            torn = reader.finish()
+            file = read_table_file(path)
         except OSError as exc:
             print(f"cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
             return 2
         except TranscriptError as exc:
             print(f"{path} is not a readable table transcript: {exc}", file=sys.stderr)
             return 2
-        assert reader.role is not None and reader.key is not None
-        files.append(TableFile(path, reader.role, reader.key, records, torn))
-        seat = "" if reader.seat is None else f", seat {reader.seat}"
-        messages = sum(1 for r in records if r[0] == "msg")
-        print(f"transcript: {path}  (the {reader.role}{seat}; {messages} signed messages)")
+        files.append(file)
+        seat = "" if file.seat is None else f", seat {file.seat}"
+        messages = sum(1 for r in file.records if r[0] == "msg")
+        print(f"transcript: {path}  (the {file.role}{seat}; {messages} signed messages)")
     report = judge_table(TOWERS_TABLE, files)
     for line in report.lines:
         print(line)
@@ -55,3 +69,27 @@ def verify_tables(paths: Sequence[str]) -> int:
 
     print(f"exit {int(report.finding)}:     {_FINDINGS[int(report.finding)]}")
     return int(report.finding)
+
+
+def show_table(path: str) -> int:
+    """`p2pgotg show` of a table's file: its game printed action by action (SPEC 5.9); exit
+    2, saying why, when it cannot be shown."""
+    from p2pgotg.games.towers.table import TOWERS_TABLE
+    from p2pgotg.protocol.printable import controls_escaped
+    from p2pgotg.protocol.table.verify import judge_table
+    from p2pgotg.protocol.transcript import TranscriptError
+    from p2pgotg.ui.review import ReviewError
+    from p2pgotg.ui.towers.table_review import table_lines
+
+    try:
+        file = read_table_file(path)
+        lines = table_lines(file, judge_table(TOWERS_TABLE, [file]))
+    except OSError as exc:
+        print(f"cannot show it: cannot read {path}: {exc.strerror or exc}", file=sys.stderr)
+        return 2
+    except (TranscriptError, ReviewError) as exc:
+        print(f"cannot show it: {path}: {exc}", file=sys.stderr)
+        return 2
+    for line in lines:
+        print(controls_escaped(line))
+    return 0

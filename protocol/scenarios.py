@@ -1487,6 +1487,9 @@ def write_transcripts(outdir: Path, seed: int = 1) -> dict[str, dict[str, Any]]:
                               "termination": scenario.termination}
             if result.other is not None:
                 manifest[name]["game"] = scenario.name
+    from protocol.table_scenarios import write_tables
+
+    manifest.update(write_tables(outdir, seed))
     (outdir / "expected.json").write_text(json.dumps(manifest, indent=2, sort_keys=True) + "\n")
     return manifest
 

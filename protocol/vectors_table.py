@@ -1,6 +1,6 @@
-"""Test vectors of a table (SPEC 5.3, 5.5), computed from SPEC's formulas with hashlib and
-struct alone, never with p2pgotg's code, so the tests that check p2pgotg against them
-check it against SPEC:
+"""Test vectors of a table (SPEC 5.3, 5.5, 5.6, 5.8), computed from SPEC's formulas with
+hashlib, struct, msgpack written out byte by byte and PyNaCl alone, never with p2pgotg's
+code, so the tests that check p2pgotg against them check it against SPEC:
 
     python -m protocol.vectors_table > protocol/vectors-table.json
 """
@@ -10,6 +10,14 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
+
+from nacl.bindings import (
+    crypto_box_easy,
+    crypto_sign_ed25519_pk_to_curve25519,
+    crypto_sign_ed25519_sk_to_curve25519,
+    crypto_sign_seed_keypair,
+)
+from nacl.signing import SigningKey
 
 
 def h(tag: bytes, *fields: bytes) -> bytes:
@@ -25,6 +33,65 @@ def order(game: bytes, secrets: list[bytes]) -> list[int]:
         k = struct.unpack(">Q", d[8 * c:8 * c + 8])[0] % (len(secrets) - c)
         out.append(rest.pop(k))
     return out
+
+
+def _str(text: str) -> bytes:
+    """msgpack fixstr (up to 31 bytes)."""
+    data = text.encode()
+    assert len(data) < 32
+    return bytes([0xA0 | len(data)]) + data
+
+
+def _bin(data: bytes) -> bytes:
+    """msgpack bin 8 (up to 255 bytes)."""
+    assert len(data) < 256
+    return b"\xc4" + bytes([len(data)]) + data
+
+
+def _uint(n: int) -> bytes:
+    """msgpack's shortest unsigned integer up to 65,535."""
+    if n < 0x80:
+        return bytes([n])
+    return b"\xcc" + bytes([n]) if n < 0x100 else b"\xcd" + struct.pack(">H", n)
+
+
+def signed_action() -> dict[str, object]:
+    """SPEC 5.2 and 5.6: seat 2 of four acts at ply 7; its body's keys in the table's order,
+    the shortest forms; its body hash and signature (SPEC 2.2) from a fixed key."""
+    seed = bytes([0x42]) * 32
+    key = SigningKey(seed)
+    prev = bytes([0x51]) * 32
+    acks = [bytes([0x60]) * 32, bytes([0x61]) * 32, bytes(32), bytes([0x63]) * 32]
+    game = bytes([0x70]) * 32
+    body = (b"\x88" + _str("t") + _str("action") + _str("seq") + _uint(9)
+            + _str("prev") + _bin(prev) + _str("from") + _uint(2)
+            + _str("acks") + bytes([0x90 | len(acks)]) + b"".join(_bin(a) for a in acks)
+            + _str("game") + _bin(game) + _str("ply") + _uint(7) + _str("code") + _uint(130))
+    signature = key.sign(b"p2pgotg/sign/v1\x00" + body).signature
+    envelope = b"\x82" + _str("body") + _bin(body) + _str("sig") + _bin(signature)
+    return {"seed": seed.hex(), "key": bytes(key.verify_key).hex(),
+            "fields": {"t": "action", "seq": 9, "prev": prev.hex(), "from": 2,
+                       "acks": [a.hex() for a in acks], "game": game.hex(), "ply": 7,
+                       "code": 130},
+            "body": body.hex(), "body_hash": h(b"p2pgotg/body/v1", body).hex(),
+            "signature": signature.hex(), "envelope": envelope.hex()}
+
+
+def whisper_box() -> dict[str, object]:
+    """SPEC 5.8: seat 1 whispers to seat 3; the box and the Curve25519 keys (libsodium's
+    conversion of the two Ed25519 identity keys) and nonce that open it."""
+    sender_seed, receiver_seed = bytes([0x81]) * 32, bytes([0x83]) * 32
+    sender_pk, sender_sk = crypto_sign_seed_keypair(sender_seed)
+    receiver_pk, receiver_sk = crypto_sign_seed_keypair(receiver_seed)
+    nonce = bytes(range(24))
+    text = "Blue is weak on the left: take c3"
+    box = crypto_box_easy(text.encode(), nonce, crypto_sign_ed25519_pk_to_curve25519(
+        receiver_pk), crypto_sign_ed25519_sk_to_curve25519(sender_sk))
+    return {"sender_seed": sender_seed.hex(), "sender_key": sender_pk.hex(),
+            "receiver_seed": receiver_seed.hex(), "receiver_key": receiver_pk.hex(),
+            "sender_curve_public": crypto_sign_ed25519_pk_to_curve25519(sender_pk).hex(),
+            "receiver_curve_secret": crypto_sign_ed25519_sk_to_curve25519(receiver_sk).hex(),
+            "nonce": nonce.hex(), "text": text, "box": (nonce + box).hex()}
 
 
 def vectors() -> dict[str, object]:
@@ -46,6 +113,8 @@ def vectors() -> dict[str, object]:
             {"game_id": game.hex(), "secrets": [s.hex() for s in secrets[:n]],
              "order": order(game, secrets[:n])}
             for n in (3, 4)],
+        "signed_action": signed_action(),
+        "whisper": whisper_box(),
     }
 
 

@@ -155,19 +155,22 @@ def play_random(table: Table, rng: random.Random, max_steps: int = 200_000,
     raise AssertionError("the game did not end")
 
 
-def write_files(table: Table, folder: Path) -> list[Path]:
-    """Each seat's file as its driver writes it (SPEC 5.9): header, then its records; the
-    paths in seat order."""
+def file_bytes(table: Table, seat: TableSeat) -> bytes:
+    """`seat`'s file as its driver writes it (SPEC 5.9): header, then its records."""
     from p2pgotg.protocol.table.transcript import encode_table_header, encode_table_record
 
     table.collect()
+    role = "host" if seat.is_host else "joiner"
+    return encode_table_header(role, seat.public_key) + b"".join(
+        encode_table_record(r) for r in table.records.get(id(seat), []))
+
+
+def write_files(table: Table, folder: Path) -> list[Path]:
+    """Each seat's file (`file_bytes`); the paths in seat order."""
     paths = []
     for seat in table.seats:
         path = folder / f"seat-{seat.my_seat}.gtr"
-        role = "host" if seat.is_host else "joiner"
-        data = encode_table_header(role, seat.public_key) + b"".join(
-            encode_table_record(r) for r in table.records.get(id(seat), []))
-        path.write_bytes(data)
+        path.write_bytes(file_bytes(table, seat))
         paths.append(path)
     return sorted(paths, key=lambda p: p.name)
 

@@ -1,13 +1,19 @@
-"""protocol/vectors-table.json (made from SPEC 5.3 and 5.5 with hashlib alone) against
-p2pgotg's table code: the game id, the coin commitments and the turn order."""
+"""protocol/vectors-table.json (made from SPEC 5.3 to 5.8 with hashlib, msgpack by hand and
+PyNaCl alone) against p2pgotg's table code: the game id, the coin commitments, the turn
+order, a signed action with its acks, and a whisper's box."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
+import p2pgotg.games.towers.table  # noqa: F401  (registers `action`, SPEC 5.6)
+from p2pgotg.crypto import key_from_seed, public_bytes, sign, verify
 from p2pgotg.games.towers.rules.options import RuleOptions
+from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.protocol.table.body import TableBody, author_of
 from p2pgotg.protocol.table.coin import seat_coin_commitment, table_game_id, turn_order
+from p2pgotg.protocol.table.talk import open_whisper, seal_whisper
 
 VECTORS = json.loads((Path(__file__).parent.parent / "protocol" / "vectors-table.json")
                      .read_text())
@@ -35,3 +41,44 @@ def test_the_turn_orders() -> None:
     for v in VECTORS["orders"]:
         secrets = [bytes.fromhex(s) for s in v["secrets"]]
         assert list(turn_order(bytes.fromhex(v["game_id"]), secrets)) == v["order"]
+
+
+def test_the_signed_action_body_its_hash_and_signature() -> None:
+    """SPEC 5.2, 5.6: p2pgotg writes the body byte for byte as the vector (written out by
+    hand), reads back its fields, hashes and signs it as SPEC 2.2 says."""
+    v = VECTORS["signed_action"]
+    f = v["fields"]
+    body = TableBody("action", f["seq"], bytes.fromhex(f["prev"]), f["from"],
+                     tuple(bytes.fromhex(a) for a in f["acks"]), bytes.fromhex(f["game"]),
+                     {"ply": f["ply"], "code": f["code"]})
+    assert body.encode().hex() == v["body"]
+    read = TableBody.decode(bytes.fromhex(v["body"]))
+    assert (read.type, read.seq, read.seat, read["ply"], read["code"]) == (
+        "action", f["seq"], f["from"], f["ply"], f["code"])
+    assert [a.hex() for a in read.acks or ()] == f["acks"]
+    key = key_from_seed(bytes.fromhex(v["seed"]))
+    assert public_bytes(key).hex() == v["key"]
+    assert sign(key, body.encode()).hex() == v["signature"]
+    env = Envelope.decode(bytes.fromhex(v["envelope"]))
+    assert env.hash.hex() == v["body_hash"]
+    assert Envelope(body.encode(), bytes.fromhex(v["signature"])).encode().hex() == v["envelope"]
+    assert verify(bytes.fromhex(v["key"]), env.body_bytes, env.signature)
+    assert author_of(env.body_bytes) == f["from"]
+
+
+def test_the_whisper_box_opens_with_its_keys_and_only_with_them() -> None:
+    """SPEC 5.8: p2pgotg seals the vector's box from the same keys and nonce, the receiver
+    opens it, and a box with one bit flipped does not open (unreadable, proves nothing)."""
+    v = VECTORS["whisper"]
+    sender = key_from_seed(bytes.fromhex(v["sender_seed"]))
+    receiver = key_from_seed(bytes.fromhex(v["receiver_seed"]))
+    assert public_bytes(sender).hex() == v["sender_key"]
+    box = bytes.fromhex(v["box"])
+    assert box[:24].hex() == v["nonce"]
+    assert seal_whisper(sender, bytes.fromhex(v["receiver_key"]), v["text"],
+                        bytes.fromhex(v["nonce"])) == box
+    assert open_whisper(receiver, bytes.fromhex(v["sender_key"]), box) == v["text"]
+    relay = key_from_seed(bytes(32))  # (a third seat, the host that carries it)
+    assert open_whisper(relay, bytes.fromhex(v["sender_key"]), box) is None
+    flipped = box[:-1] + bytes([box[-1] ^ 1])
+    assert open_whisper(receiver, bytes.fromhex(v["sender_key"]), flipped) is None

@@ -30,6 +30,7 @@ class TableFile:
     key: bytes
     records: Sequence[TableRecord]
     torn_tail: bool = False
+    seat: int | None = None  # its `seat` record (SPEC 5.9), once the roster gave one
 
 
 @dataclass
