@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import os
 import random
 import sys
 from collections.abc import Awaitable, Callable, Sequence
@@ -1173,3 +1174,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:
+        # The reader stopped reading (`show FILE | head`): nothing is wrong with the file.
+        # Python flushes stdout again at exit, so point it at devnull first (the recipe of
+        # Python's `signal` documentation) or that flush fails with a traceback of its own.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1

@@ -244,3 +244,26 @@ def test_show_of_a_damaged_table_file_says_why_and_exits_2(tmp_path: Path) -> No
     shown = _show(damaged)
     assert shown.returncode == 2 and "cannot show it" in shown.stderr
     assert "Traceback" not in shown.stderr
+
+
+def test_show_cut_short_by_its_reader_leaves_no_traceback() -> None:
+    """`p2pgotg show FILE | head -1`: the reader goes away after one line; the program stops
+    quietly (a broken pipe is not a fault of the file) instead of printing a traceback."""
+    import fcntl
+    import os
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).parent.parent / "protocol" / "transcripts" / "table-honest-4-seat-0.gtr"
+    read_end, write_end = os.pipe()
+    fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, 4096)  # (smaller than what show prints)
+    proc = subprocess.Popen([sys.executable, "-m", "p2pgotg", "show", str(path)],
+                            stdout=write_end, stderr=subprocess.PIPE)
+    os.close(write_end)
+    with os.fdopen(read_end, "rb") as reader:
+        first = reader.readline()  # (then closed, as `head -1` does)
+    assert proc.stderr is not None
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 1
+    assert first.startswith(str(path).encode()) and "Traceback" not in err, err
