@@ -25,7 +25,7 @@ from p2pgotg.protocol.envelope import ZERO_HASH, Envelope
 from p2pgotg.protocol.table import TableSeat, TableViolation
 from p2pgotg.protocol.table.body import TableBody
 from p2pgotg.protocol.table.talk import seal_whisper
-from tests.tablekit import Table, file_bytes, keys, make_table, play_random
+from p2pgotg.testing.table_relay import Table, file_bytes, keys, make_table, play_random
 
 #: SPEC 5.10's rows, in its words (the first column), so each recorded table names its row.
 HOST_EQUIVOCATES = "the host shows two seats two versions of a message"

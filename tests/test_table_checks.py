@@ -16,7 +16,7 @@ from p2pgotg.protocol.envelope import ZERO_HASH, Envelope
 from p2pgotg.protocol.errors import LocalProtocolError
 from p2pgotg.protocol.table import TableSeat, TableViolation
 from p2pgotg.protocol.table.body import TableBody
-from tests.tablekit import TLS, Table, keys, make_table
+from p2pgotg.testing.table_relay import TLS, Table, keys, make_table
 
 
 def forged(table: Table, seat: int, type_: str, fields: dict[str, Any], **over: Any) -> bytes:

@@ -11,7 +11,7 @@ from p2pgotg.games.towers.rules.game import Game
 from p2pgotg.games.towers.rules.options import RuleOptions
 from p2pgotg.protocol.table.coin import turn_order
 from p2pgotg.protocol.table.events import OrderDecided, SeatTaken
-from tests.tablekit import make_table, play_random
+from p2pgotg.testing.table_relay import make_table, play_random
 
 
 @pytest.mark.parametrize("n,seed", [(3, 1), (3, 2), (4, 3), (4, 4), (3, 5), (4, 6)])
@@ -75,7 +75,7 @@ def test_a_seat_restored_from_its_records_resumes_where_it_was() -> None:
     for its `have` is exactly what it missed meanwhile, in an order it can take."""
     from p2pgotg.games.towers.table import TOWERS_TABLE
     from p2pgotg.protocol.table import TableSeat
-    from tests.tablekit import TLS
+    from p2pgotg.testing.table_relay import TLS
 
     rng = random.Random(8)
     table = make_table(3, rng)

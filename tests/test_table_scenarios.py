@@ -26,8 +26,9 @@ from p2pgotg.protocol.table.events import (
 )
 from p2pgotg.protocol.table.seat import MAX_WAITING
 from p2pgotg.protocol.table.transcript import TableRecordReader
+from p2pgotg.testing.table_relay import Table, file_bytes
 from protocol import table_scenarios as scenarios
-from tests.tablekit import Table, file_bytes, verdict_of
+from tests.tablekit import verdict_of
 
 #: SPEC 4.7's endings by the rules (not decided outside them).
 BY_THE_RULES = {"all_flags_planted", "pool_empty", "no_action"}

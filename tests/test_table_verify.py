@@ -16,7 +16,8 @@ from p2pgotg.protocol.table import TableViolation
 from p2pgotg.protocol.table.body import TableBody
 from p2pgotg.protocol.table.events import ActionVoided, WhisperReceived
 from p2pgotg.protocol.table.talk import open_whisper
-from tests.tablekit import keys, make_table, play_random, verdict_of, write_files
+from p2pgotg.testing.table_relay import keys, make_table, play_random, write_files
+from tests.tablekit import verdict_of
 
 
 @pytest.mark.parametrize("n,seed", [(3, 21), (4, 22)])
