@@ -168,6 +168,31 @@ def test_a_flood_of_messages_that_never_get_ready_drops_the_connection(
     assert flow.chains[1][-1].body["text"] == "still here"
 
 
+def test_the_waiting_limit_is_per_connection() -> None:
+    """SPEC 5.4: 4,096 waiting messages per connection. One joiner's flood drops its own
+    connection only; another joiner's message that must wait still waits; once the flooding
+    connection is gone (`forget`), what waited from it is dropped and its next connection
+    starts afresh."""
+    kept_table, _ = scenarios.seated(3, "flood", 2)
+    host = kept_table.host
+    flow = host.flow
+
+    def never_ready(seat: int, i: int) -> bytes:
+        acks = [flow.chains[0][-1].hash, ZERO_HASH, ZERO_HASH]
+        acks[3 - seat] = bytes([7]) * 32  # (a message of the other joiner that is not)
+        return scenarios.forged(kept_table, seat, "chat", {"text": f"{i}"},
+                                acks=tuple(acks), seq=1_000_000 + i)
+
+    flooder, other = object(), object()
+    for i in range(MAX_WAITING):
+        host.receive(never_ready(1, i), flooder)
+    with pytest.raises(TableViolation):
+        host.receive(never_ready(1, MAX_WAITING), flooder)
+    assert host.receive(never_ready(2, 0), other) == []  # (the other joiner's still waits)
+    host.forget(flooder)
+    assert host.receive(never_ready(1, MAX_WAITING + 1), flooder) == []
+
+
 @pytest.mark.parametrize("n", [3, 4])
 def test_a_table_of_hard_bots_plays_to_its_end_by_the_rules(tmp_path: Path, n: int) -> None:
     """Every seat plays the hard bot (a node budget): the game ends by the rules (SPEC 4.7),

@@ -183,6 +183,7 @@ class TableHost:
             self.on_status(f"{who} left: {printable(str(exc), 200)}")
         finally:
             self.links.remove(link)
+            self.session.seat.forget(link)  # (what waited from it comes again, SPEC 5.4)
             link.gone.set()
             session.notify()
 
@@ -227,7 +228,7 @@ class TableHost:
             if session.failure is not None:
                 continue
             try:
-                session.receive(frame)
+                session.receive(frame, source=link)
             except RuleViolation as exc:
                 what = "you broke the protocol" if exc.signed else "dropping the connection"
                 with trio.move_on_after(2), contextlib.suppress(NetError):

@@ -9,7 +9,7 @@ claims SPEC 5.7 gives it when a seat has owed something past its limit (SPEC 3.6
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -142,12 +142,12 @@ class TableSession:
         self.after(events)
         return events
 
-    def receive(self, frame: bytes) -> list[Event]:
-        """Take a game message from a connection. A signed violation ends the table (its
-        evidence is kept and relayed, SPEC 5.2); one that proves nothing is raised for the
-        connection to drop (RuleViolation with `signed` false)."""
+    def receive(self, frame: bytes, source: Hashable = None) -> list[Event]:
+        """Take a game message from the connection `source`. A signed violation ends the
+        table (its evidence is kept and relayed, SPEC 5.2); one that proves nothing is
+        raised for the connection to drop (RuleViolation with `signed` false)."""
         try:
-            events = self.seat.receive(frame)
+            events = self.seat.receive(frame, source)
         except RuleViolation as exc:
             if exc.signed:
                 self.failure = str(exc)

@@ -11,7 +11,7 @@ fsyncs them before it sends `take_outgoing()`.
 from __future__ import annotations
 
 import secrets as _secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -76,7 +76,7 @@ class TableSeat:
         self._coin: bytes | None = None
         self._out: list[bytes] = []
         self._records: list[TableRecord] = []
-        self._waiting: list[bytes] = []
+        self._waiting: list[tuple[Hashable, bytes]] = []  # (source, message)
         self._error: ProtocolError | None = None
         self._my_hello: bytes | None = None
         self._seat_recorded = False
@@ -220,28 +220,35 @@ class TableSeat:
 
     # -- input ---------------------------------------------------------------------------------
 
-    def receive(self, data: bytes) -> list[Event]:
-        """Take a frame from the connection: it waits until every message it acknowledges
-        is held, then it and whatever became ready are taken, and our automatic answers
-        made. Raises TableViolation (signed: kept, and the table stops)."""
+    def receive(self, data: bytes, source: Hashable = None) -> list[Event]:
+        """Take a frame from the connection `source`: it waits until every message it
+        acknowledges is held, then it and whatever became ready are taken, and our automatic
+        answers made. At most MAX_WAITING messages of one source wait (SPEC 5.4: per
+        connection, so one joiner's flood costs no other joiner its connection). Raises
+        TableViolation (signed: kept, and the table stops)."""
         self._check_usable()
         if not self.flow.ready(data):
-            if len(self._waiting) >= MAX_WAITING:
+            if sum(1 for s, _ in self._waiting if s == source) >= MAX_WAITING:
                 raise TableViolation(None, "sequence", f"more than {MAX_WAITING} messages "
                                      "wait for what they acknowledge", None, False)
-            self._waiting.append(data)
+            self._waiting.append((source, data))
             return []
         events = self._take(data)
         progress = True
         while progress and self._waiting and self._error is None:
             progress = False
-            for i, waiting in enumerate(self._waiting):
+            for i, (_, waiting) in enumerate(self._waiting):
                 if self.flow.ready(waiting):
                     del self._waiting[i]
                     events += self._take(waiting)
                     progress = True
                     break
         return events
+
+    def forget(self, source: Hashable) -> None:
+        """The connection `source` is gone: what waited from it is dropped (it is sent again
+        on the next connection, SPEC 5.4)."""
+        self._waiting = [(s, d) for s, d in self._waiting if s != source]
 
     def _take(self, data: bytes) -> list[Event]:
         try:
