@@ -47,20 +47,24 @@ PROMPT = " action> "
 
 
 def own_verdict(path: Path | None) -> list[str]:
-    """What `p2pgotg verify` says of our own file (SPEC 5.9), as its lines."""
+    """What `p2pgotg verify` says of our own file alone (SPEC 5.9), as its lines."""
     from p2pgotg.games.towers.table import TOWERS_TABLE
-    from p2pgotg.net.play.table_session import read_table
+    from p2pgotg.protocol.table.transcript import TableRecordReader
     from p2pgotg.protocol.table.verify import TableFile, judge_table
 
     if path is None:
         return []
+    reader = TableRecordReader()
     try:
-        table = read_table(path)
-    except (OSError, ValueError) as exc:
+        records = reader.feed_table(path.read_bytes())
+        torn = reader.finish()
+    except (OSError, ValueError) as exc:  # (TranscriptError is a ValueError)
         return [f"cannot read this seat's file back: {exc}"]
-    report = judge_table(TOWERS_TABLE, [TableFile(path.name, table.role, table.key,
-                                                  table.records)])
-    return [line for line in report.lines if not line.startswith("game id:")]
+    if reader.role is None or reader.key is None:
+        return [f"cannot read this seat's file back: {path.name} has no header"]
+    report = judge_table(TOWERS_TABLE, [TableFile(path.name, reader.role, reader.key,
+                                                  records, torn)])
+    return [line for line in report.lines if not line.startswith(("game id:", "order:"))]
 
 
 def table_screen(screen: TableScreen, wake: Callable[[], None] = lambda: None,
@@ -71,7 +75,6 @@ def table_screen(screen: TableScreen, wake: Callable[[], None] = lambda: None,
 
     async def run(session: Any) -> None:
         screen.session = session
-        screen.seats = session.status.seats
         on_seat(session)
         while True:
             absorb(screen)
@@ -260,8 +263,7 @@ class TableApp:
                 text(lambda: view.board_text(screen), width=LEFT),
                 rule(),
                 HSplit([
-                    text(lambda: view.end_text(screen, right()), wrap_lines=True,
-                         dont_extend_height=True),
+                    text(lambda: view.end_text(screen, right()), dont_extend_height=True),
                     Window(FormattedTextControl(log, show_cursor=False)),
                 ]),
             ]), over),

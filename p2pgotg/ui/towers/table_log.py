@@ -4,7 +4,7 @@ how, claims (and that ours may be disputed), chat and whispers, and the end."""
 
 from __future__ import annotations
 
-from p2pgotg.games.towers.rules import Action, Game, Phase, TowersError
+from p2pgotg.games.towers.rules import Action, Game, Phase, Termination, TowersError
 from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.printable import printable
 from p2pgotg.protocol.table.events import (
@@ -49,7 +49,8 @@ def on_event(screen: TableScreen, event: Event) -> None:
     if isinstance(event, HelloHeld):
         screen.add(f"  a joiner sat down (key {event.key[:6].hex()})", "class:log.info")
     elif isinstance(event, SeatTaken):
-        screen.add(f"  seat {event.seat}: key {event.key[:6].hex()}", "class:log.info")
+        screen.add(f"  {_seat_words(screen, event.seat)}: key {event.key[:6].hex()}",
+                   "class:log.info")
     elif isinstance(event, OrderDecided):
         _on_order(screen, event)
     elif isinstance(event, ActionMade):
@@ -81,13 +82,20 @@ def _text(action: object) -> str:
 def _on_order(screen: TableScreen, event: OrderDecided) -> None:
     game = screen.game
     screen.replay = Game(game.options) if game is not None else None
-    order = ", ".join(f"{colour(c)} {screen.who(seat)}" for c, seat in enumerate(event.order))
+    order = ", ".join(f"{colour(c)} {_seat_words(screen, seat)}"
+                      for c, seat in enumerate(event.order))
     screen.add(f"The turn order: {order}.", "class:log.info")
     if screen.my_turn:
         screen.tell("your turn: place a layer or claim your start (Space lists the actions "
                     "on the cursor's square)")
     elif event.order:
         screen.tell(f"{screen.who(event.order[0])} chooses first")
+
+
+def _seat_words(screen: TableScreen, seat: int) -> str:
+    """`seat 2 (bot)`, `seat 0 (you)`: a seat and who sits there, when known."""
+    label = screen.label(seat)
+    return f"seat {seat} ({label})" if label else f"seat {seat}"
 
 
 def _on_action(screen: TableScreen, seat: int, action: Action) -> None:
@@ -135,9 +143,15 @@ def _your_turn(game: Game) -> str:
 
 def _on_left(screen: TableScreen, event: SeatLeft) -> None:
     how = LEFT_WORDS.get(event.termination, event.termination.replace("_", " "))
+    c = screen.colour_of(event.seat)
+    if screen.replay is not None and c is not None and not screen.replay.is_over:
+        screen.replay.leave(c, Termination(event.termination))  # (the others play on)
     screen.add(f"  {screen.who(event.seat)} left: {how}", "class:log.end")
     if event.seat == screen.my_seat and screen.confirm == RESIGN:
         screen.confirm = None
+    if event.seat == screen.my_seat and event.termination != "resignation" \
+            and screen.claims_on_me:
+        return  # (the claim's news stands: it says how to dispute it)
     screen.tell(f"{screen.who(event.seat)} left the table: {how}")
 
 

@@ -89,6 +89,12 @@ class TableScreen:
         return None if self.session is None else self.session.status
 
     @property
+    def size(self) -> int:
+        """The table's seats: the session's once there is one (a joiner learns it there)."""
+        status = self.status_value
+        return int(status.seats) if status is not None and status.seats else self.seats
+
+    @property
     def game(self) -> Game | None:
         """The rules' game once the turn order is known."""
         position = None if self.session is None else self.session.seat.game

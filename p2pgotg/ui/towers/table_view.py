@@ -28,7 +28,7 @@ WAITED = 10.0
 def title(screen: TableScreen) -> str:
     status = screen.status_value
     me = screen.my_seat
-    parts = [f"Towers table of {screen.seats}"]
+    parts = [f"Towers table of {screen.size}"]
     if me is not None:
         c = screen.colour_of(me)
         parts.append(f"you: seat {me}" + (f", {colour(c)}" if c is not None else ""))
@@ -53,14 +53,14 @@ def in_lobby(screen: TableScreen) -> bool:
 def lobby_text(screen: TableScreen, width: int) -> Fragments:
     """Before the roster: how many seats are taken, by whom, and the invite to share."""
     seated = _seated_keys(screen)
-    out: Fragments = [("class:heading", f" waiting for seats: {len(seated)} of {screen.seats}"),
+    out: Fragments = [("class:heading", f" waiting for seats: {len(seated)} of {screen.size}"),
                       ("", "\n\n")]
     for n, (key, host) in enumerate(seated):
         mine = screen.session is not None and key == screen.session.seat.public_key
         who = "you" if mine else screen.labels.get(key, "")
         role = "the host" if host else f"joiner {n}"
         out.append(("", f"  {role:<9} key {key[:6].hex()}{'  ' + who if who else ''}\n"))
-    for _ in range(screen.seats - len(seated)):
+    for _ in range(screen.size - len(seated)):
         out.append(("class:dim", "  (a seat to take)\n"))
     if screen.invites:
         out.append(("", "\n Share this invite code (every player uses the same one):\n"))
@@ -195,22 +195,33 @@ def log_text(screen: TableScreen, width: int) -> Fragments:
 
 
 def end_text(screen: TableScreen, width: int) -> Fragments:
-    """The result, verify's verdict of our own file (SPEC 5.9), and where it is."""
+    """The result, verify's verdict of our own file (SPEC 5.9), and where the file is."""
     session = screen.session
     out: Fragments = []
+    wrap = max(10, width - 1)
+
+    def lines(style: str, text: str) -> None:
+        out.extend((style, f"{part}\n") for part in textwrap.wrap(text, wrap))
+
     failure = None if session is None else session.failure
     if failure:
-        out.append(("class:status.error", f" The table stopped: {failure}\n"))
-    elif screen.ended:
-        out.append(("class:heading", " Game over"))
-        out.append(("class:strong", f": {screen.ended}\n"))
+        lines("class:status.error", f"The table stopped: {failure}")
+    else:
+        out.append(("class:heading", "Game over"))
+        out.append(("", "\n"))
     for line in screen.verdict:
-        out += [("", f" {part}\n") for part in textwrap.wrap(line, max(10, width - 2))]
+        lines("class:strong" if line.startswith("result:") else "",
+              " ".join(line.split()))
     path = None if session is None else session.path
     if path is not None:
-        out.append(("class:dim", " Saved (check it any time: p2pgotg verify FILE):\n"))
-        out.append(("class:dim", f"{path}\n"))
+        lines("class:dim", "Saved (check it: p2pgotg verify FILE):")
+        out += [("class:dim", f"{part}\n") for part in _cut(str(path), wrap)]
     return out
+
+
+def _cut(text: str, width: int) -> list[str]:
+    """A path cut into lines of `width`, nothing dropped (it is copied whole)."""
+    return [text[i:i + width] for i in range(0, len(text), width)] or [""]
 
 
 def is_over(screen: TableScreen) -> bool:
@@ -225,5 +236,4 @@ def hints(screen: TableScreen) -> str:
         return "q quit   ? keys"
     if in_lobby(screen):
         return "waiting for the seats | chat TEXT | q quit | ? keys"
-    return ("arrows | Space list, 1-9 do | Enter pick/drop | type c3-c4 | chat, w SEAT "
-            "TEXT | ? keys")
+    return "Space actions, 1-9 do | Enter pick/drop | c3-c4 | chat | w SEAT | ? keys"
