@@ -58,9 +58,10 @@ def assert_one_clean_verdict(paths: list[Path], seats: int) -> None:
     assert len(paths) == seats, paths
     results = verdicts(paths)
     assert all(code == 0 for code, _ in results), results
-    lines = {next(line for line in out.splitlines() if "wins" in line or "draw" in line)
+    lines = {tuple(line for line in out.splitlines() if line.startswith("result:"))
              for _, out in results}
-    assert len(lines) == 1, results  # one verdict, whichever seat's file
+    assert len(lines) == 1 and all(len(found) == 1 for found in lines), results
+    # (one verdict, whichever seat's file: SPEC 5.9)
 
 
 @pytest.mark.parametrize("seats", [3, 4])
