@@ -244,11 +244,11 @@ class TableApp:
             BufferControl(self.buffer, input_processors=[BeforeInput(PROMPT)]),
             height=1, dont_extend_height=True)
         body = HSplit([
-            ConditionalContainer(VSplit([
-                text(lambda: view.lobby_text(screen, full() // 2), width=LEFT + 4,
-                     wrap_lines=True),
-                rule(),
-                Window(FormattedTextControl(log, show_cursor=False)),
+            ConditionalContainer(HSplit([  # (the whole width: the code is copied whole)
+                text(lambda: view.lobby_text(screen, full()), dont_extend_height=True),
+                Window(FormattedTextControl(lambda: [*view.log_text(screen, full()),
+                                                     ("[SetCursorPosition]", "")],
+                                            show_cursor=False)),
             ]), lobby),
             ConditionalContainer(VSplit([
                 text(lambda: view.board_text(screen), width=LEFT),
@@ -262,10 +262,7 @@ class TableApp:
             ConditionalContainer(VSplit([
                 text(lambda: view.board_text(screen), width=LEFT),
                 rule(),
-                HSplit([
-                    text(lambda: view.end_text(screen, right()), dont_extend_height=True),
-                    Window(FormattedTextControl(log, show_cursor=False)),
-                ]),
+                text(lambda: view.end_text(screen, right())),  # (the log: on `verify`)
             ]), over),
             ConditionalContainer(
                 text(lambda: [(style, f"{line}\n") for style, line

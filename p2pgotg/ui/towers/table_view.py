@@ -152,8 +152,8 @@ def _waiting_lines(screen: TableScreen, width: int) -> Fragments:
     due = deadline(now) if callable(deadline) else None
     if due is not None and out:
         when, seat, _ = due
-        out.append(("class:dim", f"claimed for us in {clock_text(when - now)} if "
-                    f"{screen.who(seat)} stays away\n"))
+        text = f"claimed for us in {clock_text(when - now)} if {screen.who(seat)} stays away"
+        out += [("class:dim", f"{part}\n") for part in textwrap.wrap(text, max(10, width - 1))]
     return out
 
 
