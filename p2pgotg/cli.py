@@ -692,7 +692,12 @@ def _interface(args: argparse.Namespace, mode: str | None, resume: bool | None =
         launch.stun, launch.tor = servers, tor
         if mode != "join":
             launch.reach = cli_internet.reach_options(args, launch.options.describe())
-    return run_terminal(Mode(mode) if mode else None, launch, ascii=args.ascii)
+    code = run_terminal(Mode(mode) if mode else None, launch, ascii=args.ascii)
+    if launch.table is not None:  # (the code was a table's: its own screen, SPEC 5)
+        from p2pgotg import cli_table_play
+
+        return cli_table_play.join_on_screen(launch.table, args.ascii)
+    return code
 
 
 def _cmd_play(args: argparse.Namespace) -> int:

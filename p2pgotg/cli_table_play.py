@@ -36,9 +36,9 @@ def table_flags_problem(args: argparse.Namespace) -> str | None:
         return "--seats: a host plays one table at a time (leave out --max-games)"
     if not 0 <= args.bot_seats <= seats - 1:
         return f"--bot-seats: between 0 and {seats - 1} (the joiners' seats of {seats})"
-    if not args.bot:
-        return ("--seats: at a table, this version plays the host's seat with the bot: add "
-                "--bot")
+    if not args.bot and not (sys.stdin.isatty() and sys.stdout.isatty()):
+        return ("--seats: your seat's screen needs a terminal: run this in one (or add --bot "
+                "to let the bot play your seat)")
     return None
 
 
@@ -54,6 +54,12 @@ def cmd_host_table(args: argparse.Namespace, config: Any, say: Any, status: Any)
     seed = seat_seed(args.seed)
     result: list[Any] = []
     others = args.seats - 1 - args.bot_seats
+    if not args.bot:  # (a person plays the host's seat, on the table screen)
+        from p2pgotg.ui.towers.table_launch import host_on_screen
+
+        code, session = host_on_screen(config, args.bot_seats, lambda k: table_bot(
+            seed + k, args.level, args.bot_delay), ascii=args.ascii)
+        return code or (report(session) if session is not None else 3)
 
     async def main_task() -> None:
         async with trio.open_nursery() as nursery:
@@ -87,6 +93,15 @@ def holds_seat(config: Any) -> bool:
     from p2pgotg.net.play.table_joiner import saved_seat
 
     return saved_seat(config) is not None
+
+
+def join_on_screen(config: Any, ascii: bool) -> int:
+    """`join CODE` of a table by a person (the interface found it a table, or our seat at
+    it is saved): our seat on the table screen; the exit status."""
+    from p2pgotg.ui.towers.table_launch import join_on_screen as play
+
+    code, session = play(config, ascii)
+    return code or (report(session) if session is not None else 3)
 
 
 def join_table_instead(config: Any, args: argparse.Namespace, status: Any) -> Any:

@@ -11,6 +11,7 @@ from p2pgotg.cli import build_parser, main
     (["play"], "needs a terminal"),
     (["start"], "needs a terminal"),
     (["host"], "add --bot"),
+    (["host", "--game", "towers", "--seats", "3"], "needs a terminal"),
     (["join", "gg1-aaaa"], "bad invite code"),
 ])
 def test_without_a_terminal_the_screen_says_what_to_do(argv, says, capsys) -> None:

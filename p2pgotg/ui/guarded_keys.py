@@ -5,20 +5,28 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from prompt_toolkit.key_binding import KeyBindings, KeyPressEvent
 
 from p2pgotg.ui.errors import explain
-from p2pgotg.ui.state import AppState
 
 Handler = Callable[[KeyPressEvent], None]
 
 
-class GuardedKeys:
+class Warns(Protocol):
+    """A screen's state that can say what went wrong in its status line."""
+
+    def warn(self, text: str) -> None: ...
+
+
+S = TypeVar("S", bound=Warns)
+
+
+class GuardedKeys(Generic[S]):
     """`kb.add` for the screens' groups of keys, each handler guarded."""
 
-    def __init__(self, kb: KeyBindings, state: AppState) -> None:
+    def __init__(self, kb: KeyBindings, state: S) -> None:
         self.kb, self.state = kb, state
 
     def add(self, *keys: str, **options: Any) -> Callable[[Handler], Handler]:

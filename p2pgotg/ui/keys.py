@@ -44,7 +44,7 @@ def create_key_bindings(state: AppState, buffer: Buffer) -> KeyBindings:
     return keys.kb
 
 
-class _Keys(GuardedKeys):
+class _Keys(GuardedKeys[AppState]):
     """What every group of bindings needs: the state, the input line, and the filters that
     say where a key means what."""
 

@@ -29,9 +29,10 @@ from p2pgotg.crypto import equal
 from p2pgotg.games import module_for, module_of
 from p2pgotg.games.gotg.peer import GotgPeer
 from p2pgotg.net.play.hosting import HostConfig, Hosting, host_game
-from p2pgotg.net.play.joining import JoinConfig, join_game
+from p2pgotg.net.play.joining import JoinConfig, TableInvite, join_game
 from p2pgotg.net.play.saved_games import games_dir, unfinished_games
 from p2pgotg.net.play.session import GameSession, Link, Timeouts
+from p2pgotg.net.play.table_joiner import saved_seat
 from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.net.reaching.racing import REPLY_WAIT, prepare_join
 from p2pgotg.net.reaching.tor import OFF, TorChoice
@@ -83,6 +84,9 @@ class Launch:
     name: str | None = None  # the player's, sent to the other side (SPEC 3.4)
     stun: list[tuple[str, int]] = field(default_factory=list)  # the joiner's STUN servers
     tor: TorChoice = OFF  # the joiner's tor, for an invite's onion candidate (SPEC 3.8)
+    #: The JoinConfig of an invite that turned out to be a table's (or of our saved seat
+    #: at one): this screen closes and the table's screen takes the seat (SPEC 5).
+    table: Any = None
 
     def key_for_joining(self, pin: bytes) -> Ed25519PrivateKey:
         if self.join_identity is not None:
@@ -429,11 +433,24 @@ class Controller:
         key = launch.key_for_joining(invite.pin)
         config = JoinConfig(key, invite, launch.games, launch.limits,
                             give_up=launch.join_give_up, opener=opener, name=launch.name)
+        if saved_seat(config) is not None:  # (our seat at its table: the table's screen)
+            self._to_table(config)
+            return
         self._note(generation, f"connecting to {invite.address} port {invite.port}")
-        session = await join_game(config, partial(self._seat, generation),
-                                  on_status=partial(self._note, generation),
-                                  on_session=partial(self._attach, generation))
+        try:
+            session = await join_game(config, partial(self._seat, generation),
+                                      on_status=partial(self._note, generation),
+                                      on_session=partial(self._attach, generation))
+        except TableInvite:  # (the host's `ok` says: a table, SPEC 3.4)
+            self._to_table(config)
+            return
         self._attach(generation, session)
+
+    def _to_table(self, config: JoinConfig) -> None:
+        """Hand the join over to the table's screen: this one closes."""
+        self.launch.table = config
+        if self.app is not None:
+            self.app.exit()
 
     async def _bot_game(self, generation: int) -> None:
         """`play`: host on loopback with the person's seat, and let the bot join the

@@ -32,6 +32,7 @@ COLOUR = Style.from_dict({
     "log.theirs": "#ff8787",
     "log.challenge": "#ffaf5f",
     "log.chat": "italic #87d787",
+    "log.whisper": "italic #d7afff",
     "log.end": "bold",
     "help": "bg:#1c1c1c #e0e0e0",
     "help.frame": "bg:#1c1c1c #8a8a8a",

@@ -104,6 +104,12 @@ class TableSession:
         return self.storage_failure is not None
 
     @property
+    def clocks(self) -> Clocks | None:
+        """Each seat's clock by our observations (keyed by the seat as a string), once the
+        options are known: what a screen shows."""
+        return self._clocks
+
+    @property
     def path(self) -> Path | None:
         return self.file.path if self.file else None
 

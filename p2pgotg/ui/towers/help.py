@@ -54,3 +54,33 @@ def help_lines(state: AppState) -> list[tuple[str, str]]:
     out += [("", ""), ("class:heading", f" {TITLE}"), ("", "")]
     out += [("", f" {line}" if line else "") for line in PRIMER.splitlines()]
     return out
+
+
+_TABLE = """\
+ arrows      move the cursor
+ Space       list the actions on the cursor's square, numbered: 1..9 makes one
+ Enter       pick up your pawn under the cursor; Enter on a + moves it there
+ Shift+arrow move the pawn under the cursor one square that way
+ c3-c4 +c3   typed at the action> line, then Enter: a move, a layer or build,
+ *c3 @a1     a spawn, a claim (your colour's, on your turn)
+ chat TEXT   a line to the whole table
+ w 2 TEXT    a whisper to seat 2 alone (also w Blue TEXT, /w 2 TEXT); only that
+             seat can read it; one it cannot open shows as unreadable
+ resign      leave the table (asks first): the others play on
+ dispute     dispute the last claim against you (it stays in every file)
+ help  ?     this help             q   leave the end screen
+ Claims: a seat that owes past its time is claimed by the next seat still in
+ (automatically); the log says who claimed against whom (SPEC 5.7)."""
+
+
+def table_help_lines(ascii: bool) -> list[tuple[str, str]]:
+    """The table screen's `?` overlay: its keys and commands, the board, the primer."""
+    out = [("class:heading", " Keys at a table"), ("", "")]
+    out += [("", line) for line in _TABLE.splitlines()]
+    out.append(("", _ALWAYS))
+    out += [("", ""), *(("", line) for line in _BOARD.splitlines())]
+    if not ascii:
+        out.append(("", _COLOUR))
+    out += [("", ""), ("class:heading", f" {TITLE}"), ("", "")]
+    out += [("", f" {line}" if line else "") for line in PRIMER.splitlines()]
+    return out

@@ -26,7 +26,7 @@ def add_bindings(kb: KeyBindings, state: AppState, buffer: Buffer) -> None:
     _bind_end(_Keys(kb, state, buffer))
 
 
-class _Keys(GuardedKeys):
+class _Keys(GuardedKeys[AppState]):
     """The bindings, the state, the input line, and the filters that say where a key
     acts."""
 
