@@ -8,6 +8,8 @@ import dataclasses
 import sys
 from typing import Any
 
+from p2pgotg.net.play.saved_games import GameInUse
+
 #: The seats a table may have (SPEC 5: three or four players).
 TABLE_SEATS = (3, 4)
 
@@ -54,11 +56,21 @@ def cmd_host_table(args: argparse.Namespace, config: Any, say: Any, status: Any)
     seed = seat_seed(args.seed)
     result: list[Any] = []
     others = args.seats - 1 - args.bot_seats
+    try:
+        resumed = resumed_table(args, config, say, status)
+    except ValueError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    except GameInUse as exc:
+        from p2pgotg.cli import GAME_IN_USE_EXIT
+
+        print(exc, file=sys.stderr)
+        return GAME_IN_USE_EXIT
     if not args.bot:  # (a person plays the host's seat, on the table screen)
         from p2pgotg.ui.towers.table_launch import host_on_screen
 
         code, session = host_on_screen(config, args.bot_seats, lambda k: table_bot(
-            seed + k, args.level, args.bot_delay), ascii=args.ascii)
+            seed + k, args.level, args.bot_delay), ascii=args.ascii, session=resumed)
         return code or (report(session) if session is not None else 3)
 
     async def main_task() -> None:
@@ -69,7 +81,8 @@ def cmd_host_table(args: argparse.Namespace, config: Any, say: Any, status: Any)
                     bot_seats=args.bot_seats,
                     bot=lambda k: table_bot(seed + k, args.level, args.bot_delay),
                     on_status=status, on_short_code=lambda code: say(f"code: {code}"),
-                    on_invite=lambda code: say(f"invite: {code}"), task_status=task_status))
+                    on_invite=lambda code: say(f"invite: {code}"), session=resumed,
+                    task_status=task_status))
 
             hosting = await nursery.start(run)
             say(f"rules: {config.options.describe()}")
@@ -86,6 +99,46 @@ def cmd_host_table(args: argparse.Namespace, config: Any, say: Any, status: Any)
     if failed or not result:
         return failed or 3
     return report(result[0])
+
+
+def resumed_table(args: argparse.Namespace, config: Any, say: Any, status: Any) -> Any:
+    """Our unfinished hosted table of `args.seats` seats, resumed from its file (the newest
+    one), unless `--new` asks for a new table: a host's seat resumes from its own file as
+    every seat does (SPEC 5.4), on the port and with the join secret the file keeps, so
+    the invites its joiners hold still reach it. None when there is none to resume.
+    ValueError: `--resume` with none; GameInUse: another process has it open."""
+    from p2pgotg.net.play.table_session import TableSession, read_table, unfinished_tables
+
+    if args.new:
+        return None
+    found = unfinished_tables(config.save_dir, "host", config.key)
+    same = [path for path in found if _seats_of(read_table(path).records) == args.seats]
+    if not same:
+        if args.resume:
+            raise ValueError(f"--resume: you have no unfinished hosted table of {args.seats} "
+                             "seats to resume")
+        if found:
+            say(f"(an unfinished table of {_seats_of(read_table(found[0]).records)} seats is "
+                f"saved in {found[0].name}: host with those --seats to resume it)")
+        return None
+    session = TableSession.resume(same[0], config.key, "host", config.limits,
+                                  on_status=status)
+    say(f"resuming the table saved in {same[0].name} (--new hosts a new one)")
+    return session
+
+
+def _seats_of(records: Any) -> int | None:
+    """The seats of the table whose host's hello is among `records`."""
+    from p2pgotg.protocol.envelope import Envelope
+    from p2pgotg.protocol.table.body import TableBody
+
+    for record in records:
+        if record[0] == "msg":
+            body = TableBody.decode(Envelope.decode(record[2]).body_bytes)
+            if body.type == "hello" and body.get("role") == "host":
+                seats = body["options"].get("seats")
+                return seats if isinstance(seats, int) else None
+    return None
 
 
 def holds_seat(config: Any) -> bool:

@@ -88,9 +88,12 @@ class TableHost:
             session.perform(lambda s: s.start())
         self.session = session
         self.links: list[_Link] = []
+        #: Each joiner seat's last `bye` counts: a joiner that said it holds everything
+        #: leaves at once, before the others have said so (SPEC 3.4's `bye`).
+        self.byes: dict[int, tuple[int, ...]] = {}
         self.strangers = Gate(config.admission)
         self.gates: list[ShortCodeGate] = []
-        self.listen_port = config.port
+        self.listen_port = config.port or session.port or config.port  # (resumed: its old one)
         self.finished = trio.Event()
 
     # -- admission ------------------------------------------------------------------------
@@ -217,6 +220,8 @@ class TableHost:
                 raise SessionError(f"a malformed control frame: {exc}") from None
             if isinstance(ctl, control.Bye):
                 link.bye = ctl.have if isinstance(ctl.have, tuple) else None
+                if link.seat is not None and link.bye is not None:
+                    self.byes[link.seat] = link.bye  # (kept when the joiner then leaves)
                 session.notify()
                 if self._settled():
                     self.finished.set()
@@ -249,7 +254,7 @@ class TableHost:
         if not session.done:
             return False
         ours = session.have()
-        byes = {link.seat: link.bye for link in self.links if link.bye is not None}
+        byes = self.byes
         return all(byes.get(seat) == ours for seat in range(1, self.seats))
 
     # -- the whole run --------------------------------------------------------------------
@@ -268,6 +273,7 @@ class TableHost:
                     self.strangers, self.on_status)
                 port = listening_port(listeners)
                 self.listen_port = self.listen_port or port
+                session.listening_on(port)
                 hosting = await self._invites(nursery, port, context)
                 nursery.start_soon(session.run_timers)
                 task_status.started(hosting)
@@ -334,13 +340,16 @@ async def host_table(config: HostConfig, run_seat: TableRunner, *, bot_seats: in
                      on_status: Callable[[str], None] = lambda s: None,
                      on_short_code: Callable[[str], None] = lambda code: None,
                      on_invite: Callable[[str], None] = lambda code: None,
+                     session: TableSession | None = None,
                      task_status: trio.TaskStatus[Hosting] = trio.TASK_STATUS_IGNORED
                      ) -> TableSession:
     """Host a table to its end, our seat played by `run_seat`; `bot_seats` of the joiner
     seats are taken by `bot(k)` (k = 1..bot_seats), each joining over loopback TLS with the
-    invite as any joiner does (the same admission, relay and resume as a person's)."""
+    invite as any joiner does (the same admission, relay and resume as a person's). With
+    `session` (our seat resumed from its file) the same table goes on, on its old port with
+    its old join secret, and the bot seats resume from their own files."""
     host = TableHost(config, on_status=on_status, on_short_code=on_short_code,
-                     on_invite=on_invite)
+                     on_invite=on_invite, session=session)
     async with trio.open_nursery() as nursery:
 
         async def serve(task_status: trio.TaskStatus[Hosting]) -> None:

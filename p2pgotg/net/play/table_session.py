@@ -58,6 +58,7 @@ class TableSession:
     storage_failure: str | None = None
     events: list[Event] = field(default_factory=list)
     host_bye: tuple[int, ...] | None = None  # (a joiner's) the counts of the host's last bye
+    port: int | None = None  # (the host's) the port it listens on, saved in its file
 
     def __post_init__(self) -> None:
         self._changed = trio.Event()
@@ -84,7 +85,7 @@ class TableSession:
             file.close()
             raise
         session = cls(seat, key, role, path.parent, table.join, limits, file=file,
-                      on_status=on_status)
+                      on_status=on_status, port=table.port)
         session.after([])  # (anything the restore found due is written and queued now)
         return session
 
@@ -188,12 +189,35 @@ class TableSession:
                 self.file = TranscriptFile.create(
                     self._new_path(), self.role, self.public_key,
                     header=encode_table_header(self.role, self.public_key))
-                records = [("secrets", {"join": self.join_secret}), *records]
+                records = [("secrets", self._saved_secrets()), *records]
             self.file.append_encoded(b"".join(encode_table_record(r) for r in records))
         except OSError as exc:
             self.storage_failure = f"cannot write this table's file: {exc.strerror or exc}"
             self._outbox.clear()
             self.notify()
+
+    def _saved_secrets(self) -> dict[str, bytes]:
+        """What the file keeps to come back: the join secret, and the host's port (SPEC
+        3.5: the same invite reaches the host again)."""
+        secrets = {"join": self.join_secret}
+        if self.port is not None:
+            secrets["port"] = self.port.to_bytes(2, "big")
+        return secrets
+
+    def listening_on(self, port: int) -> None:
+        """The host listens on `port`: saved in its file (a record of its own when the file
+        began before the port was known), so that a host resumed from it listens there
+        again and the invite its joiners hold still reaches it."""
+        if self.port == port and self.file is not None:
+            return
+        self.port = port
+        if self.file is not None and not self.halted:
+            try:
+                self.file.append_encoded(encode_table_record(
+                    ("secrets", {"port": port.to_bytes(2, "big")})))
+            except OSError as exc:
+                self.storage_failure = f"cannot write this table's file: {exc.strerror or exc}"
+                self.notify()
 
     def _new_path(self) -> Path:
         """Named by the host's hello (the table's first message, unique to it) and our key,
@@ -296,6 +320,7 @@ class TableFile:
     join: bytes
     records: list[TableRecord]
     over: bool
+    port: int | None = None  # the host's listening port, so its invites stay good (3.5)
 
 
 def _torn_tail_only(data: bytes) -> Transcript:
@@ -310,15 +335,17 @@ def read_table(path: Path) -> TableFile:
     """Read a seat's file; ValueError (TranscriptError) when it is not a table's."""
     reader = TableRecordReader()
     records = reader.feed_table(path.read_bytes())
-    join = b""
+    join, port = b"", None
     for record in records:
         if record[0] == "secrets":
             join = record[1].get("join", join)
+            saved = record[1].get("port")
+            port = int.from_bytes(saved, "big") if saved is not None else port
     if reader.role is None or reader.key is None or len(join) != 16:
         raise ValueError(f"{path.name} is not a seat's file of a table")
     seat = restored_seat(Ed25519PrivateKey.generate(), bytes(32), records, False)
     return TableFile(reader.role, reader.key, join, records,
-                     seat.status().over or seat.failed is not None)
+                     seat.status().over or seat.failed is not None, port)
 
 
 def unfinished_tables(directory: Path, role: str, key: Ed25519PrivateKey) -> list[Path]:

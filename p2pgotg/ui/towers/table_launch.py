@@ -18,8 +18,9 @@ from p2pgotg.ui.towers.table_model import TableScreen
 
 
 def host_on_screen(config: HostConfig, bot_seats: int, bot: Callable[[int], TableRunner],
-                   ascii: bool = False) -> tuple[int, Any]:
-    """Host the table, our seat played on the screen; (exit status, our session or None)."""
+                   ascii: bool = False, session: Any = None) -> tuple[int, Any]:
+    """Host the table (or, with `session`, our seat resumed from its file: the same table
+    goes on), our seat played on the screen; (exit status, our session or None)."""
     from p2pgotg.net.play.table_host import bot_key, host_table
 
     screen = TableScreen(seats=int(config.options.seats), role="host", ascii=ascii)
@@ -35,7 +36,8 @@ def host_on_screen(config: HostConfig, bot_seats: int, bot: Callable[[int], Tabl
                 await host_table(config, app.runner(on_seat=label_bots),
                                  bot_seats=bot_seats, bot=bot, on_status=app.note,
                                  on_short_code=_short_code_shown(screen, app),
-                                 on_invite=lambda code: None, task_status=task_status)
+                                 on_invite=lambda code: None, session=session,
+                                 task_status=task_status)
 
             hosting = await nursery.start(serve)
             screen.invites = list(hosting.invites)
