@@ -28,6 +28,7 @@ import json
 import os
 import random
 import resource
+import shutil
 import statistics
 import subprocess
 import sys
@@ -161,6 +162,7 @@ async def table_latency(seed: int) -> Probe:
             while probe.over < SEATS:
                 await probe.wait_changed()
             nursery.cancel_scope.cancel()
+    shutil.rmtree(folder, ignore_errors=True)
     assert not probe.failures, probe.failures
     return probe
 
