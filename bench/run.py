@@ -200,20 +200,23 @@ async def _until(session: GameSession, condition) -> None:
             await session.wait_changed()
 
 
-def towers_latency_samples(rounds: int) -> list[float]:
+def towers_latency_samples(rounds: int, one_way: bool = False,
+                           seeds: range = range(1, 200)) -> list[float]:
     """As many Towers games of `towers_session_latency` as it takes for `rounds` samples."""
     got: list[float] = []
-    for seed in range(1, 200):
+    for seed in seeds:
         if len(got) >= rounds:
             break
-        got += trio.run(towers_session_latency, seed)
+        got += trio.run(towers_session_latency, seed, one_way)
     return got
 
 
-async def towers_session_latency(seed: int) -> list[float]:
+async def towers_session_latency(seed: int, one_way: bool = False) -> list[float]:
     """Two Towers GameSessions over real TLS on loopback, as `session_latency` does for Game
     of the Generals: from the host's action that ends its turn until the joiner's answering
-    action arrives (one round trip through both state machines, one signed action each way)."""
+    action arrives (one round trip through both state machines, one signed action each way).
+    With `one_way`: from every action (either side's) until the other side has taken it,
+    the two-seat counterpart of a table's action reaching every seat (bench/bench_table.py)."""
     table = Table(seed=f"bench-towers-{seed}", start=False)
     peers = {HOST: table.host, JOINER: table.joiner}
     limits = Timeouts(silence=120, keepalive=60)
@@ -243,7 +246,9 @@ async def towers_session_latency(seed: int) -> list[float]:
             mover.perform(lambda p, a=action: p.act(a))
             await _until(other, lambda o=other, ply=ply: o.peer.view.ply > ply
                          or o.peer.flow.is_over)
-            if ends_turn and peers[JOINER].my_turn and not peers[JOINER].flow.is_over:
+            if one_way:
+                times.append(time.perf_counter() - t)
+            elif ends_turn and peers[JOINER].my_turn and not peers[JOINER].flow.is_over:
                 jview = peers[JOINER].view
                 answer = rng.choice(jview.legal_actions)
                 joiner.perform(lambda p, a=answer: p.act(a))

@@ -355,12 +355,12 @@ def _cmd_host(args: argparse.Namespace) -> int:
                         name=name)
     if args.max_games is not None:
         return _host_many(args, config)
-    if args.seats is not None:
-        return cli_table_play.cmd_host_table(args, config, _say, _status)
     reach = cli_internet.reach_options(args, config.options.describe())
     if reach is False:
         return 2
-    config.reach = reach
+    config.reach = reach  # (a table's host too: port mapping, STUN, SPEC 3.8)
+    if args.seats is not None:
+        return cli_table_play.cmd_host_table(args, config, _say, _status)
 
     async def main_task() -> None:
         async with trio.open_nursery() as nursery:

@@ -90,6 +90,8 @@ def cmd_host_table(args: argparse.Namespace, config: Any, say: Any, status: Any)
                 say(f"invite: {code}")
             if hosting.short_code:
                 say(f"code: {hosting.short_code}")
+            for note in hosting.notes:  # (what it found about its network, SPEC 3.8)
+                say(f"network: {note}")
             say(f"waiting for {others} other player{'s' if others != 1 else ''} "
                 "(share one invite code)..." if others else "the bots take every seat...")
 
