@@ -1,6 +1,7 @@
-"""Test vectors of a table (SPEC 5.3, 5.5), computed from SPEC's formulas with hashlib and
-struct alone, never with p2pgotg's code, so the tests that check p2pgotg against them
-check it against SPEC:
+"""Test vectors of a table (SPEC 5.3, 5.5, and 3.4's seat proof), computed from SPEC's
+formulas with hashlib and struct (and the `cryptography` package's Ed25519, which signs
+deterministically) alone, never with p2pgotg's code, so the tests that check p2pgotg
+against them check it against SPEC:
 
     python -m protocol.vectors_table > protocol/vectors-table.json
 """
@@ -10,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import json
 import struct
+
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 
 def h(tag: bytes, *fields: bytes) -> bytes:
@@ -25,6 +28,15 @@ def order(game: bytes, secrets: list[bytes]) -> list[int]:
         k = struct.unpack(">Q", d[8 * c:8 * c + 8])[0] % (len(secrets) - c)
         out.append(rest.pop(k))
     return out
+
+
+def seat_proof(seed: bytes, nonce: bytes, game: bytes, seat: int) -> dict[str, object]:
+    """SPEC 3.4: the seat proof, and its signature as 2.2 signs a body."""
+    proof = h(b"p2pgotg/table/seat-proof/v1", nonce, game, bytes([seat]))
+    key = Ed25519PrivateKey.from_private_bytes(seed)
+    return {"seed": seed.hex(), "key": key.public_key().public_bytes_raw().hex(),
+            "nonce": nonce.hex(), "game_id": game.hex(), "seat": seat, "proof": proof.hex(),
+            "sig": key.sign(b"p2pgotg/sign/v1\x00" + proof).hex()}
 
 
 def vectors() -> dict[str, object]:
@@ -46,6 +58,8 @@ def vectors() -> dict[str, object]:
             {"game_id": game.hex(), "secrets": [s.hex() for s in secrets[:n]],
              "order": order(game, secrets[:n])}
             for n in (3, 4)],
+        "seat_proofs": [seat_proof(bytes([0x40 + seat]) * 32, bytes([0x50 + seat]) * 32, game,
+                                   seat) for seat in (1, 3)],
     }
 
 

@@ -35,3 +35,22 @@ def test_the_turn_orders() -> None:
     for v in VECTORS["orders"]:
         secrets = [bytes.fromhex(s) for s in v["secrets"]]
         assert list(turn_order(bytes.fromhex(v["game_id"]), secrets)) == v["order"]
+
+
+def test_the_seat_proofs() -> None:
+    """SPEC 3.4: the seat proof's hash and its signature, made and checked by p2pgotg."""
+    from p2pgotg.crypto import key_from_seed
+    from p2pgotg.net.play.table_proof import prove_seat, seat_proof_hash, seat_proven
+
+    for v in VECTORS["seat_proofs"]:
+        nonce, game = bytes.fromhex(v["nonce"]), bytes.fromhex(v["game_id"])
+        key, seat = bytes.fromhex(v["key"]), v["seat"]
+        assert seat_proof_hash(nonce, game, seat).hex() == v["proof"]
+        assert prove_seat(key_from_seed(bytes.fromhex(v["seed"])), nonce, game, seat).hex() \
+            == v["sig"]
+        sig = bytes.fromhex(v["sig"])
+        assert seat_proven(key, sig, nonce, game, seat)
+        # the same signature proves no other seat, game or nonce
+        assert not seat_proven(key, sig, nonce, game, seat ^ 2)
+        assert not seat_proven(key, sig, nonce, bytes(32), seat)
+        assert not seat_proven(key, sig, bytes(32), game, seat)

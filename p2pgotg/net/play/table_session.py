@@ -58,6 +58,8 @@ class TableSession:
     storage_failure: str | None = None
     events: list[Event] = field(default_factory=list)
     host_bye: tuple[int, ...] | None = None  # (a joiner's) the counts of the host's last bye
+    #: (a joiner's) since when no connection to the host has been admitted (None: one is)
+    away_since: float | None = None
 
     def __post_init__(self) -> None:
         self._changed = trio.Event()
