@@ -7,11 +7,13 @@ missed. Every seat's file verifies to one verdict (SPEC 5.9)."""
 from __future__ import annotations
 
 import dataclasses
+import random
 from functools import partial
 from pathlib import Path
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from tablekit import keys, make_table
 from tablenet import (
     QUICK,
     SAFETY,
@@ -32,7 +34,10 @@ from p2pgotg.net.play.table_proof import prove_seat
 from p2pgotg.net.play.table_session import TableSession
 from p2pgotg.net.transport.framing import FramedChannel
 from p2pgotg.net.transport.tls import open_pinned_connection
-from p2pgotg.protocol import control
+from p2pgotg.protocol import JOINER, control
+from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.protocol.table.body import TableBody
+from p2pgotg.protocol.table.transcript import encode_table_header, encode_table_record
 
 
 async def impostor(invite, game: bytes, seat: int,  # type: ignore[no-untyped-def]
@@ -131,3 +136,31 @@ async def test_a_joiner_whose_host_is_gone_gives_up_at_the_abandonment_limit(
     with trio.fail_after(SAFETY):
         await join_table(joiner, table_bot(7), on_status=again.append)
     assert f"resuming the unfinished table saved in {saved.name}" in again
+
+
+async def test_a_seat_restored_from_its_file_resends_its_chain_from_its_hello(
+        tmp_path: Path) -> None:
+    """`ok.have` counts a seat's messages from its hello (`seq` 0, SPEC 5.2); a joiner
+    resends its own from that count on (5.4), so its list must start at its hello. (A
+    restored joiner that left its hello out skipped its first unsent message, and the table
+    waited for it for ever: the stall seen under load.)"""
+    rng = random.Random(3)
+    table = make_table(3, rng)
+    table.settle(rng)  # (hellos, roster, every coin opened)
+    table.collect()
+    joiner = table.links[0].joiner
+    path = tmp_path / "joiner.gtr"
+    path.write_bytes(encode_table_header("joiner", joiner.public_key)
+                     + encode_table_record(("secrets", {"join": bytes(16)}))
+                     + b"".join(encode_table_record(r)
+                                for r in table.records[id(joiner)]))
+    key, = (k for k in keys(3) if public_bytes(k) == joiner.public_key)
+    session = TableSession.resume(path, key, JOINER, QUICK)
+    try:
+        me = session.seat.my_seat
+        assert me is not None
+        seqs = [TableBody.decode(Envelope.decode(data).body_bytes).seq
+                for data in session.mine]
+        assert seqs == list(range(session.have()[me])) and seqs[0] == 0  # hello first
+    finally:
+        session.close()
