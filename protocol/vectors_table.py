@@ -1,6 +1,7 @@
-"""Test vectors of a table (SPEC 5.3, 5.5, 5.6, 5.8), computed from SPEC's formulas with
-hashlib, struct, msgpack written out byte by byte and PyNaCl alone, never with p2pgotg's
-code, so the tests that check p2pgotg against them check it against SPEC:
+"""Test vectors of a table (SPEC 5.3, 5.5, 5.6, 5.8, and 3.4's seat proof), computed from
+SPEC's formulas with hashlib, struct, msgpack written out byte by byte and PyNaCl alone
+(and the `cryptography` package's Ed25519 for the seat proof), never with p2pgotg's code,
+so the tests that check p2pgotg against them check it against SPEC:
 
     python -m protocol.vectors_table > protocol/vectors-table.json
 """
@@ -11,6 +12,7 @@ import hashlib
 import json
 import struct
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from nacl.bindings import (
     crypto_box_easy,
     crypto_sign_ed25519_pk_to_curve25519,
@@ -77,6 +79,15 @@ def signed_action() -> dict[str, object]:
             "signature": signature.hex(), "envelope": envelope.hex()}
 
 
+def seat_proof(seed: bytes, nonce: bytes, game: bytes, seat: int) -> dict[str, object]:
+    """SPEC 3.4: the seat proof, and its signature as 2.2 signs a body."""
+    proof = h(b"p2pgotg/table/seat-proof/v1", nonce, game, bytes([seat]))
+    key = Ed25519PrivateKey.from_private_bytes(seed)
+    return {"seed": seed.hex(), "key": key.public_key().public_bytes_raw().hex(),
+            "nonce": nonce.hex(), "game_id": game.hex(), "seat": seat, "proof": proof.hex(),
+            "sig": key.sign(b"p2pgotg/sign/v1\x00" + proof).hex()}
+
+
 def whisper_box() -> dict[str, object]:
     """SPEC 5.8: seat 1 whispers to seat 3; the box and the Curve25519 keys (libsodium's
     conversion of the two Ed25519 identity keys) and nonce that open it."""
@@ -115,6 +126,8 @@ def vectors() -> dict[str, object]:
             for n in (3, 4)],
         "signed_action": signed_action(),
         "whisper": whisper_box(),
+        "seat_proofs": [seat_proof(bytes([0x40 + seat]) * 32, bytes([0x50 + seat]) * 32, game,
+                                   seat) for seat in (1, 3)],
     }
 
 

@@ -1,6 +1,6 @@
 """protocol/vectors-table.json (made from SPEC 5.3 to 5.8 with hashlib, msgpack by hand and
 PyNaCl alone) against p2pgotg's table code: the game id, the coin commitments, the turn
-order, a signed action with its acks, and a whisper's box."""
+order, a signed action with its acks, a whisper's box, and 3.4's seat proof."""
 
 from __future__ import annotations
 
@@ -82,3 +82,21 @@ def test_the_whisper_box_opens_with_its_keys_and_only_with_them() -> None:
     assert open_whisper(relay, bytes.fromhex(v["sender_key"]), box) is None
     flipped = box[:-1] + bytes([box[-1] ^ 1])
     assert open_whisper(receiver, bytes.fromhex(v["sender_key"]), flipped) is None
+
+
+def test_the_seat_proofs() -> None:
+    """SPEC 3.4: the seat proof's hash and its signature, made and checked by p2pgotg."""
+    from p2pgotg.net.play.table_proof import prove_seat, seat_proof_hash, seat_proven
+
+    for v in VECTORS["seat_proofs"]:
+        nonce, game = bytes.fromhex(v["nonce"]), bytes.fromhex(v["game_id"])
+        key, seat = bytes.fromhex(v["key"]), v["seat"]
+        assert seat_proof_hash(nonce, game, seat).hex() == v["proof"]
+        assert prove_seat(key_from_seed(bytes.fromhex(v["seed"])), nonce, game, seat).hex() \
+            == v["sig"]
+        sig = bytes.fromhex(v["sig"])
+        assert seat_proven(key, sig, nonce, game, seat)
+        # the same signature proves no other seat, game or nonce
+        assert not seat_proven(key, sig, nonce, game, seat ^ 2)
+        assert not seat_proven(key, sig, nonce, bytes(32), seat)
+        assert not seat_proven(key, sig, bytes(32), game, seat)

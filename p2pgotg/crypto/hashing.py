@@ -23,6 +23,8 @@ TAG_BODY = b"p2pgotg/body/v1"
 TAG_TABLE_GAME = b"p2pgotg/table/game/v1"
 TAG_TABLE_COIN_COMMIT = b"p2pgotg/table/coin-commit/v1"
 TAG_TABLE_COIN_FLIP = b"p2pgotg/table/coin-flip/v1"
+#: A joiner coming back to a table's seat signs this over the host's nonce (SPEC 3.4).
+TAG_TABLE_SEAT_PROOF = b"p2pgotg/table/seat-proof/v1"
 TAG_SIGN = b"p2pgotg/sign/v1"
 
 HASH_LEN = 32

@@ -69,7 +69,19 @@ class Ok:
     name: str | None = None  # the host's name, when it has one
     rules: str | None = None  # the game its hello names (None: Game of the Generals)
     seats: int | None = None  # a table's seats, 3 or 4 (SPEC 5.4); None: a game of two
+    #: At a table, to a `hi` that names a seat: fresh bytes the joiner signs with that
+    #: seat's key (`Prove`, SPEC 3.4) before the connection becomes the seat's.
+    nonce: bytes | None = None
     kind: ClassVar[str] = "ok"
+
+
+@dataclass(frozen=True)
+class Prove:
+    """`prove`: a joiner coming back to a table's seat shows it holds that seat's key, its
+    signature over the seat proof (SPEC 3.4: the `ok`'s nonce, the game id, the seat)."""
+
+    sig: bytes
+    kind: ClassVar[str] = "prove"
 
 
 @dataclass(frozen=True)
@@ -113,9 +125,9 @@ class Unknown:
     kind: ClassVar[str] = "unknown"
 
 
-Control = Hi | Ok | Refusal | Leave | Bye | Pake | Unknown
-_KINDS: dict[str, type[Hi | Ok | Refusal | Leave | Bye | Pake]] = {
-    cls.kind: cls for cls in (Hi, Ok, Refusal, Leave, Bye, Pake)}
+Control = Hi | Ok | Refusal | Leave | Bye | Pake | Prove | Unknown
+_KINDS: dict[str, type[Hi | Ok | Refusal | Leave | Bye | Pake | Prove]] = {
+    cls.kind: cls for cls in (Hi, Ok, Refusal, Leave, Bye, Pake, Prove)}
 
 
 def _bin(size: int) -> Callable[[Any], bytes]:
@@ -190,15 +202,16 @@ _SCHEMA: Mapping[str, Mapping[str, Callable[[Any], Any]]] = {
     "hi": {"secret": _bin(16), "game": _nil_or(_B32), "have": _counts,
            "first": _nil_or(_B32), "name": _label, "seat": _seat},
     "ok": {"game": _nil_or(_B32), "have": _count, "first": _nil_or(_B32), "name": _label,
-           "rules": _game_name, "seats": _seats},
+           "rules": _game_name, "seats": _seats, "nonce": _B32},
     "error": {"reason": _text},
     "leave": {"why": _why},
     "bye": {"have": _counts},
     "pake": {"msg": _bin(33), "confirm": _B32, "secret": _bin(16)},
+    "prove": {"sig": _bin(64)},
 }
 _PAKE_SHAPES = ({"msg"}, {"confirm"}, {"confirm", "secret"})
 #: Keys a kind may leave out (absent: None).
-_OPTIONAL = {"hi": {"name", "seat"}, "ok": {"name", "rules", "seats"}}
+_OPTIONAL = {"hi": {"name", "seat"}, "ok": {"name", "rules", "seats", "nonce"}}
 
 
 def _raw(frame: bytes) -> dict[str, Any] | None:
@@ -257,7 +270,7 @@ def decode(frame: bytes) -> Control | None:
     return _KINDS[kind](**values)
 
 
-def encode(value: Hi | Ok | Refusal | Leave | Bye | Pake) -> bytes:
+def encode(value: Hi | Ok | Refusal | Leave | Bye | Pake | Prove) -> bytes:
     """The frame's bytes: `ctl`, `v`, then its keys (a pake frame only those it carries)."""
     out: dict[str, Any] = {"ctl": value.kind, "v": SESSION_VERSION}
     for field in fields(value):

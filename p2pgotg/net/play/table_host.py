@@ -30,6 +30,7 @@ from p2pgotg.net.play.joining import JoinConfig
 from p2pgotg.net.play.player_name import shown_name
 from p2pgotg.net.play.session import unwrap
 from p2pgotg.net.play.table_joiner import TableRunner, join_table
+from p2pgotg.net.play.table_proof import fresh_nonce, seat_proven
 from p2pgotg.net.play.table_session import TableSession
 from p2pgotg.net.reaching.control_frames import SessionError, expect
 from p2pgotg.net.reaching.invite import Invite, reachable_addresses
@@ -120,8 +121,17 @@ class TableHost:
             self.on_status(f"a joiner was refused: {refusal}")
             await refuse(channel, refusal)
             return
-        ticket.release()
         link = _Link(channel, seat=hi.seat)
+        try:
+            with trio.fail_after(limits.handshake):
+                await self._greet(link)
+        except (trio.TooSlowError, NetError, SessionError) as exc:
+            reason = f"no seat proof in time for seat {link.seat}" \
+                if isinstance(exc, trio.TooSlowError) else str(exc)
+            self.on_status(f"a joiner was refused: {printable(reason, 200)}")
+            await refuse(channel, reason)
+            return  # (the seat's own connection, if any, is left alone)
+        ticket.release()
         await self._serve(link, hi)
 
     def _decide(self, hi: control.Hi) -> str | None:
@@ -144,6 +154,27 @@ class TableHost:
             return FULL_WORDS.format(n=self.seats)
         return None
 
+    async def _greet(self, link: _Link) -> None:
+        """Send `ok`; to a joiner that names its seat, with a nonce, and take the `prove`
+        that signs it with that seat's key (SPEC 3.4): until then the connection is nobody's
+        and the seat's current connection stays (SessionError: refused)."""
+        session = self.session
+        seat = link.seat
+        nonce = None if seat is None else fresh_nonce()
+        have = 0 if seat is None else session.seat.have()[seat]
+        await session.durable()
+        await link.channel.send(control.encode(control.Ok(
+            game=session.status.game_id, have=have, first=session.first_hash(),
+            name=self.config.name, rules="towers", seats=self.seats, nonce=nonce)))
+        if seat is None or nonce is None:
+            return
+        proof = expect(await link.channel.receive(), control.Prove)
+        game = session.status.game_id
+        assert game is not None  # (`_decide` admits a seat's `hi` with our game id only)
+        if not seat_proven(session.seat.flow.key_of(seat), proof.sig, nonce, game, seat):
+            raise SessionError(f"this connection did not prove that it holds seat {seat}'s "
+                               "key (SPEC 3.4): it cannot take that seat")
+
     def _taken(self) -> int:
         """Joiner seats taken: every one once the roster is out, else the connected ones."""
         status = self.session.status
@@ -161,11 +192,6 @@ class TableHost:
             await old.gone.wait()
         self.links.append(link)
         try:
-            have = 0 if link.seat is None else session.seat.have()[link.seat]
-            await session.durable()
-            await link.channel.send(control.encode(control.Ok(
-                game=session.status.game_id, have=have, first=session.first_hash(),
-                name=self.config.name, rules="towers", seats=self.seats)))
             if isinstance(hi.have, tuple):
                 backlog = session.seat.lacking(hi.have)
                 link.cursor = len(session.seat.accepted)

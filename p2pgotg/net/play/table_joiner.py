@@ -18,6 +18,7 @@ import trio
 from p2pgotg.games.towers.table import joiner_seat
 from p2pgotg.net.play.joining import JoinConfig, no_answer_words
 from p2pgotg.net.play.session import lost_words, receive, unwrap
+from p2pgotg.net.play.table_proof import prove_seat
 from p2pgotg.net.play.table_session import TableSession, read_table, unfinished_tables
 from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.transport.errors import (
@@ -98,6 +99,8 @@ async def join_table(config: JoinConfig, run_seat: TableRunner, *,
                 current = box[0]
                 if current is not None and current.settled:
                     break
+                if current is not None and _host_gone(current, config, on_status):
+                    break
                 await trio.sleep(delay)
                 delay = min(delay * 2, config.limits.retry[1])
             nursery.cancel_scope.cancel()
@@ -109,6 +112,24 @@ async def join_table(config: JoinConfig, run_seat: TableRunner, *,
     result = box[0]
     assert result is not None
     return result
+
+
+def _host_gone(session: TableSession, config: JoinConfig,
+               on_status: Callable[[str], None]) -> bool:
+    """After a connection ended: whether the host has been unreachable for the abandonment
+    limit (SPEC 3.6), as the joiner of two gives up on its host; then we say so and stop,
+    our file kept for the same join command to resume."""
+    now = trio.current_time()
+    if session.away_since is None:
+        session.away_since = now
+        return False
+    if now - session.away_since < config.limits.abandon:
+        return False
+    where = f" in {session.path.name}" if session.path is not None else ""
+    on_status(f"the host has not let us back in for {config.limits.abandon:g} s (the "
+              f"abandonment limit, SPEC 3.6): giving up for now; this table is saved{where} "
+              "and the same join command resumes it while its host runs")
+    return True
 
 
 def _begin(session: TableSession, nursery: trio.Nursery, run_seat: TableRunner) -> None:
@@ -157,12 +178,26 @@ async def _one_connection(config: JoinConfig, box: list[TableSession | None],
             _begin(session, nursery, run_seat)
             mine = 0
         else:
+            await _prove(config, session, channel, ok)
             mine = ok.have
+        session.away_since = None
         on_status("connected to the host")
         await _play(session, channel, mine)
     finally:
         with trio.move_on_after(2):
             await channel.aclose()
+
+
+async def _prove(config: JoinConfig, session: TableSession, channel: FramedChannel,
+                 ok: control.Ok) -> None:
+    """Answer the `ok`'s nonce with our seat's signature (SPEC 3.4), so that the host gives
+    this connection our seat (a host that asks nothing gets nothing)."""
+    seat, game = session.seat.my_seat, session.status.game_id
+    if ok.nonce is None or seat is None or game is None:
+        return
+    with trio.fail_after(config.limits.handshake):
+        await channel.send(control.encode(control.Prove(
+            prove_seat(config.key, ok.nonce, game, seat))))
 
 
 def _greeting(config: JoinConfig, session: TableSession | None) -> control.Hi:

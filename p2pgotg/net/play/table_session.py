@@ -29,12 +29,14 @@ from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.errors import RuleViolation
 from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.table import TableRecord, TableSeat
+from p2pgotg.protocol.table.body import TableBody
 from p2pgotg.protocol.table.transcript import (
     TableRecordReader,
     encode_table_header,
     encode_table_record,
 )
 from p2pgotg.protocol.transcript import Transcript
+from p2pgotg.protocol.wire import WireError
 
 #: What a seat may owe that the duty limit times (SPEC 5.7): automatic answers.
 DUTIES = frozenset({"coin_open", "heads"})
@@ -59,12 +61,13 @@ class TableSession:
     events: list[Event] = field(default_factory=list)
     host_bye: tuple[int, ...] | None = None  # (a joiner's) the counts of the host's last bye
     port: int | None = None  # (the host's) the port it listens on, saved in its file
+    #: (a joiner's) since when no connection to the host has been admitted (None: one is)
+    away_since: float | None = None
 
     def __post_init__(self) -> None:
         self._changed = trio.Event()
         self._outbox: list[bytes] = []  # our messages not yet handed to a connection
-        self.mine: list[bytes] = [env for author, env in self.seat.accepted
-                                  if author == self.seat.my_seat]
+        self.mine: list[bytes] = own_messages(self.seat, self.public_key)
         self._owed: dict[tuple[int, str, Any], float] = {}  # (seat, what, progress) -> since
         self._clocks: Clocks | None = None
         self._claimed: set[tuple[int, str, Any]] = set()
@@ -309,6 +312,24 @@ class TableSession:
             return
         words = "ran out of time" if reason == "time" else "stayed away too long"
         self.on_status(f"seat {seat} {words}: claimed (SPEC 5.7)")
+
+
+def own_messages(seat: TableSeat, key: bytes) -> list[bytes]:
+    """Our messages in the order of our chain (`seq` 0, 1...), so that `mine[k:]` is what a
+    host holding k of them lacks (SPEC 5.4). Our hello counts: taken before the roster, it
+    stands in the accepted list as nobody's (-1), and a seat restored from its file that
+    left it out would skip its first unsent message when it resends."""
+    me = seat.my_seat
+    return [data for author, data in seat.accepted
+            if (author >= 0 and author == me) or (author < 0 and _hello_key(data) == key)]
+
+
+def _hello_key(data: bytes) -> bytes | None:
+    try:
+        body = TableBody.decode(Envelope.decode(data).body_bytes)
+    except WireError:
+        return None
+    return bytes(body["key"]) if body.type == "hello" else None
 
 
 @dataclass

@@ -18,7 +18,8 @@ from p2pgotg.protocol.printable import controls_escaped, printable
 SHOWN = 200
 
 #: A control frame one side waits for.
-Expected = TypeVar("Expected", control.Hi, control.Ok, control.Pake, control.Bye)
+Expected = TypeVar("Expected", control.Hi, control.Ok, control.Pake, control.Bye,
+                   control.Prove)
 
 
 class SessionError(Exception):
