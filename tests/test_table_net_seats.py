@@ -13,7 +13,6 @@ from pathlib import Path
 
 import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
-from tablekit import keys, make_table
 from tablenet import (
     QUICK,
     SAFETY,
@@ -38,6 +37,7 @@ from p2pgotg.protocol import JOINER, control
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.table.body import TableBody
 from p2pgotg.protocol.table.transcript import encode_table_header, encode_table_record
+from p2pgotg.testing.table_relay import keys, make_table
 
 
 async def impostor(invite, game: bytes, seat: int,  # type: ignore[no-untyped-def]
