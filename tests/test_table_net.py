@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
+from typing import Any
 
 import pytest
 import trio
@@ -26,6 +27,7 @@ from p2pgotg.net.play.joining import JoinConfig
 from p2pgotg.net.play.table_bot import table_bot
 from p2pgotg.net.play.table_host import host_table
 from p2pgotg.net.play.table_joiner import TableRefused, join_table
+from p2pgotg.net.play.table_session import TableSession
 
 
 @pytest.mark.parametrize("seats", [3, 4])
@@ -77,3 +79,34 @@ async def test_a_joiner_beyond_the_seats_is_refused_with_a_clear_error(tmp_path:
                 await join_table(late, table_bot(9))
             nursery.cancel_scope.cancel()
     assert not (tmp_path / "late").exists()  # nothing saved for a refused seat
+
+
+async def test_the_host_leaves_once_every_joiner_said_it_holds_everything(
+        tmp_path: Path) -> None:
+    """SPEC 3.4's `bye`: a joiner that holds every message says so before it leaves, and
+    the host keeps what each said after that joiner left, so the host stops as soon as the
+    last one has said it, not after its linger (the wait for a joiner that missed the end).
+    The net below is half the linger: a host that waited it out would be caught."""
+    config = host_config(tmp_path, 3)
+    ended: list[float] = []
+
+    async def watch(session: TableSession) -> None:
+        while not session.done:
+            await session.wait_changed()
+        ended.append(trio.current_time())
+
+    def watching_bot(seed: int) -> Any:
+        play = table_bot(seed)
+
+        async def run(session: TableSession) -> None:
+            async with trio.open_nursery() as nursery:
+                nursery.start_soon(watch, session)
+                await play(session)
+
+        return run
+
+    with trio.fail_after(SAFETY):
+        session = await host_table(config, watching_bot(1), bot_seats=2,
+                                   bot=lambda k: table_bot(10 + k))
+    assert session.done and ended
+    assert trio.current_time() - ended[0] < config.limits.linger / 2

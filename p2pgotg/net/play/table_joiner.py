@@ -9,8 +9,11 @@ what it lacks, and resends its own from the host's count on.
 
 from __future__ import annotations
 
+import contextlib
 import hmac
+import math
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import trio
@@ -213,17 +216,37 @@ async def _play(session: TableSession, channel: FramedChannel, host_has: int) ->
     they come and take the host's, until the game is over and both sides hold it all."""
     pending = session.mine[host_has:]
     session.take_outbox()  # (everything in it is in `mine`, sent below)
+    goodbye = _Goodbye(session, channel)
     try:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(channel.keep_alive)
-            nursery.start_soon(_write, session, channel, pending)
-            nursery.start_soon(_read, session, channel, nursery.cancel_scope)
+            nursery.start_soon(_write, session, channel, pending, goodbye)
+            nursery.start_soon(_read, session, channel, nursery.cancel_scope, goodbye)
     except BaseExceptionGroup as group:
         raise unwrap(group) from None
 
 
-async def _write(session: TableSession, channel: FramedChannel, pending: list[bytes]) -> None:
+@dataclass
+class _Goodbye:
+    """Our `bye` on one connection: the counts it said last. The host leaves once every
+    joiner's `bye` shows it holds every message (SPEC 3.4), so the last one must go out
+    before we leave, even when the host's goodbye is what tells us we are done."""
+
+    session: TableSession
+    channel: FramedChannel
     said: tuple[int, ...] | None = None
+
+    async def say(self) -> None:
+        """Send our counts if they are new on this connection."""
+        have = self.session.have()
+        if self.session.done and self.said != have:
+            await self.session.durable()
+            self.said = have
+            await self.channel.send(control.encode(control.Bye(have)))
+
+
+async def _write(session: TableSession, channel: FramedChannel, pending: list[bytes],
+                 goodbye: _Goodbye) -> None:
     while True:
         pending += session.take_outbox()
         if pending:
@@ -231,22 +254,34 @@ async def _write(session: TableSession, channel: FramedChannel, pending: list[by
             while pending:
                 await channel.send(pending.pop(0))
             continue
-        if session.done and said != session.have():
-            await session.durable()
-            said = session.have()
-            await channel.send(control.encode(control.Bye(said)))
+        await goodbye.say()
         await session.wait_changed()
 
 
-async def _read(session: TableSession, channel: FramedChannel, scope: trio.CancelScope) -> None:
+async def _read(session: TableSession, channel: FramedChannel, scope: trio.CancelScope,
+                goodbye: _Goodbye) -> None:
     while True:
-        try:
-            frame = await channel.receive()
-        except NetError:
-            if session.settled:  # (the host left once both held it all)
+        # Once the host's goodbye matches what we hold, we leave when it closes the
+        # connection (every joiner said it holds everything) or when nothing more came for
+        # `bye` seconds: another seat's last `heads` (SPEC 5.6) may still be on its way after
+        # the end, and a joiner that left before it would keep the host waiting for it.
+        quiet = session.limits.bye if session.settled else math.inf
+        frame = None
+        with trio.move_on_after(quiet):
+            try:
+                frame = await channel.receive()
+            except NetError:
+                if session.settled:  # (the host left once every seat held it all)
+                    scope.cancel()
+                    return
+                raise
+        if frame is None:
+            if session.settled:
+                with trio.move_on_after(session.limits.bye), contextlib.suppress(NetError):
+                    await goodbye.say()  # (ours last: the host waits for it to leave)
                 scope.cancel()
                 return
-            raise
+            continue
         try:
             ctl = control.decode(frame)
         except control.ControlError as exc:
@@ -254,8 +289,6 @@ async def _read(session: TableSession, channel: FramedChannel, scope: trio.Cance
         if isinstance(ctl, control.Bye):
             session.host_bye = ctl.have if isinstance(ctl.have, tuple) else None
             session.notify()
-            if session.settled:
-                scope.cancel()
             continue
         if isinstance(ctl, control.Refusal):
             raise SessionError(f"the host stopped: {printable(ctl.reason, 200)}")
