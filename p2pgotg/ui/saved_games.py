@@ -15,8 +15,12 @@ from p2pgotg.games.towers.flow import TowersFlow
 from p2pgotg.net.play.player_name import saved_names, who
 from p2pgotg.protocol import Finding, TranscriptError, parse
 from p2pgotg.protocol.flow import HOST, other
+from p2pgotg.protocol.table.transcript import is_table_file
 from p2pgotg.ui.review import BOT_FOLDER  # (games against the bot, kept apart)
 from p2pgotg.ui.words import how_it_ended, plural
+
+#: The title of a seat's file of a table of three or four (SPEC 5.9).
+TABLE = "Towers at a table"
 
 
 @dataclass(frozen=True)
@@ -55,10 +59,11 @@ def list_saved_games(games: Path) -> list[SavedGameInfo]:
         game_ids = [path.stem.split("-", 1)[0] for path in paths]
         for path, game_id in zip(paths, game_ids, strict=True):
             info = describe_game(path, against_bot)
-            if game_ids.count(game_id) > 1:  # both seats of one game: the host's file
+            if game_ids.count(game_id) > 1:  # several seats of one game: the host's file
                 if info.role != HOST:
-                    continue
-                info = replace(info, opponent="your own second seat")
+                    continue  # (a table's bot seats resume with their host's table)
+                if not (info.game or "").startswith(TABLE):
+                    info = replace(info, opponent="your own second seat")
             found.append(info)
     return sorted(found, key=lambda g: (not g.unfinished, -g.when.timestamp()))
 
@@ -66,7 +71,12 @@ def describe_game(path: Path, against_bot: bool) -> SavedGameInfo:
     """One saved game, told from its owner's side (a file that cannot be read says so)."""
     try:
         when = datetime.datetime.fromtimestamp(path.stat().st_mtime)
-        transcript = parse(path.read_bytes())
+        data = path.read_bytes()
+        if is_table_file(data):  # (a seat's file of a table of three or four, SPEC 5.9)
+            from p2pgotg.ui.towers.table_saved import describe_table
+
+            return describe_table(path, when)
+        transcript = parse(data)
     except (OSError, TranscriptError):
         return SavedGameInfo(path, datetime.datetime.fromtimestamp(0), "?",
                              "cannot be read (damaged, or not a saved game)", False,
