@@ -35,7 +35,8 @@ def test_a_finished_table_is_listed_with_how_it_ended_for_us(tmp_path: Path) -> 
     expected = json.loads((TRANSCRIPTS / "expected.json").read_text())
     folder = games_folder(tmp_path)
     for name in ("table-honest-3-seat-0.gtr", "table-honest-3-seat-1.gtr"):
-        shutil.copy(TRANSCRIPTS / name, folder / name.replace("table-honest-3-", "x").replace("-", ""))
+        kept = name.replace("table-honest-3-", "x").replace("-", "")  # (one game id each)
+        shutil.copy(TRANSCRIPTS / name, folder / kept)
     out = games_listed(tmp_path)
     assert "cannot be read" not in out and out.count("Towers at a table of 3") == 2, out
     for name in ("table-honest-3-seat-0.gtr", "table-honest-3-seat-1.gtr"):

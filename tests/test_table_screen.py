@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from tablekit import Table, make_table, verdict_of, write_files
+from tablekit import verdict_of
 
 from p2pgotg.crypto import key_from_seed, public_bytes
 from p2pgotg.games.towers.rules import RuleOptions
@@ -21,6 +21,7 @@ from p2pgotg.protocol import LocalProtocolError
 from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.table import TableSeat
 from p2pgotg.protocol.table.talk import seal_whisper
+from p2pgotg.testing.table_relay import Table, make_table, write_files
 from p2pgotg.ui.board import fragments_text
 from p2pgotg.ui.commands import CommandError
 from p2pgotg.ui.towers import table_play, table_view
