@@ -17,7 +17,8 @@ do:
 
 Each home router drops what comes from the internet unasked, until ``behave(router,
 "reset")`` makes it answer with a TCP reset instead, as OpenWrt does (``behaving`` for
-a while); ``reboot(router)`` does what a router's restart can do to its mappings.
+a while); ``reboot(router)`` does what a router's restart can do to its mappings
+(a new public address, nothing tracked).
 
 The WAN uses 11.0.14.0/24, which miniupnpd counts as public (it refuses documentation
 ranges); no namespace has a route out of the bed, so nothing leaves the machine.
@@ -354,30 +355,37 @@ class Bed:
             for router in behaviours:
                 self.behave(router, "drop")
 
-    def reboot(self, router: str, ports: tuple[int, int] = (40000, 49999)) -> None:
+    def reboot(self, router: str) -> None:
         """What a home router's restart can do: every connection it tracked is forgotten,
-        and its NAT maps TCP to public ports in ``ports`` from now on, so that no mapping
-        made before holds. The NAT stays of its kind: an easy one still gives one local
-        port the same public port whatever the destination (a hash picks it in the
-        range), a symmetric one a new one for each."""
-        self._renat(router, ports)
+        and the provider hands it another public address, so that no mapping made before
+        holds. The NAT stays of its kind (an easy one still keeps a local port's number,
+        the same whatever the destination).
+
+        A new address rather than new ports: Linux's NAT keeps one local port's public
+        port for every destination only while it tracks a connection from that port, so
+        a port range would turn an easy NAT symmetric between two tries."""
+        self._readdress(router, rebooted=True)
 
     def restore(self, router: str) -> None:
-        """Undo ``reboot``: the router's NAT as the bed built it, with no connection kept."""
-        self._renat(router, None)
+        """Undo ``reboot``: the router's public address as the bed built it, with no
+        connection kept."""
+        self._readdress(router, rebooted=False)
 
-    def _renat(self, router: str, ports: tuple[int, int] | None) -> None:
-        home = HOMES[router.removeprefix("r")]
-        symmetric, upnp = home[3], home[4]
-        rules = ["flush chain inet nat postrouting"]
-        if upnp:
-            rules.append("add rule inet nat postrouting jump postrouting_miniupnpd")
-        if ports is not None:
-            rules.append(f'add rule inet nat postrouting oifname "wan" meta l4proto tcp '
-                         f"masquerade to :{ports[0]}-{ports[1]}"
-                         f"{' fully-random' if symmetric else ''}")
-        rules.append(f"add rule inet nat postrouting {_masquerade(symmetric)}")
-        self.sh("nft", "-f", "-", ns=router, input="\n".join(rules) + "\n")
+    def public_address(self, router: str, rebooted: bool = False) -> str:
+        """The WAN address of ``router`` ("rA"...), as built or after ``reboot``."""
+        address = HOMES[router.removeprefix("r")][0]
+        if not rebooted:
+            return address
+        prefix, last = address.rsplit(".", 1)
+        return f"{prefix}.{int(last) + 100}"
+
+    def _readdress(self, router: str, rebooted: bool) -> None:
+        upstream = HOMES[router.removeprefix("r")][5]
+        gateway = f"{WAN_NET}.1" if upstream == "wan" else "100.64.0.1"
+        self.sh("ip", "addr", "flush", "dev", "wan", ns=router)
+        self.sh("ip", "addr", "add", f"{self.public_address(router, rebooted)}/24", "dev",
+                "wan", ns=router)
+        self.sh("ip", "route", "replace", "default", "via", gateway, ns=router)
         self.sh("conntrack", "-F", ns=router, check=False)  # (exit 1 when it had none)
 
     def mapped_ports(self, router: str) -> str:
