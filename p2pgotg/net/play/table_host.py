@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import hmac
+import math
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -303,14 +304,17 @@ class TableHost:
                 hosting = await self._invites(nursery, port, context)
                 nursery.start_soon(session.run_timers)
                 task_status.started(hosting)
-                while not self.finished.is_set():
-                    if self._settled():
-                        break
-                    with trio.move_on_after(config.limits.linger if session.done else 3600):
+                # Once the game is over, a joiner that has not confirmed it holds it all
+                # has `linger` seconds from then (not from the last change: a table goes
+                # on changing, with a seat gone for good and the others' `heads`).
+                close_at = math.inf
+                while not self.finished.is_set() and not self._settled():
+                    if session.done and close_at == math.inf:
+                        close_at = trio.current_time() + config.limits.linger
+                    with trio.move_on_at(close_at):
                         await session.wait_changed()
                         continue
-                    if session.done:
-                        break  # (a joiner that never confirmed: its file resumes from ours)
+                    break  # (a joiner that never confirmed: its file resumes from ours)
                 with trio.move_on_after(config.limits.bye):
                     while any(link.cursor < len(session.seat.accepted) for link in self.links):
                         await session.wait_changed()
