@@ -45,19 +45,21 @@ def invite_of(hosting: Hosting) -> Invite:
 
 def verdicts(paths: list[Path]) -> list[tuple[int, str]]:
     """`p2pgotg verify FILE` for each seat's file: (exit status, what it printed)."""
-    found = []
-    for path in paths:
-        done = subprocess.run([sys.executable, "-m", "p2pgotg", "verify", str(path)],
-                              capture_output=True, text=True, timeout=SAFETY)
-        found.append((done.returncode, done.stdout))
-    return found
+    return [verify(path) for path in paths]
+
+
+def verify(*paths: Path) -> tuple[int, str]:
+    """`p2pgotg verify FILE [FILE ...]`: (exit status, what it printed)."""
+    done = subprocess.run([sys.executable, "-m", "p2pgotg", "verify", *map(str, paths)],
+                          capture_output=True, text=True, timeout=SAFETY)
+    return done.returncode, done.stdout
 
 
 def one_verdict(paths: list[Path], seats: int, code: int) -> str:
-    """Every seat's file verifies with exit `code` and to the same `result:` line (SPEC
-    5.9); that line's text."""
+    """Every seat's file, and all of them together, verify with exit `code` and to the same
+    `result:` line (SPEC 5.9); that line's text."""
     assert len(paths) == seats, paths
-    results = verdicts(paths)
+    results = [*verdicts(paths), verify(*paths)]
     assert all(found == code for found, _ in results), results
     lines = {tuple(line for line in out.splitlines() if line.startswith("result:"))
              for _, out in results}

@@ -254,7 +254,23 @@ def test_a_claim_is_said_and_the_seat_claimed_against_disputes_it() -> None:
         assert f"{screen.who(victim)} disputes the claim of {screen.who(claimant)}" \
             in game.log(seat) or seat == victim
     table_play.submit(acting, "dispute")
-    assert acting.status_error and "no claim against you" in acting.status
+    assert acting.status_error and "disputed already" in acting.status
+
+
+def test_a_claim_the_seats_program_disputed_by_itself_is_not_disputed_again() -> None:
+    """The session disputes a claim against a seat that was here (SPEC 5.7); the person's
+    `dispute` then says so, where it would sign a second dispute (out-of-turn)."""
+    game = Game3()
+    acting = game.acting()
+    victim = acting.my_seat
+    claimant = game.table.host.status().order[1]
+    game.screens[claimant].perform(lambda s: s.claim(victim, "abandoned"))
+    game.settle()
+    claim, = acting.claims_on_me
+    acting.perform(lambda s: s.dispute(claim))  # (as the session does by itself)
+    game.settle()
+    table_play.submit(acting, "dispute")
+    assert acting.status_error and "disputed already" in acting.status
 
 
 def test_the_end_shows_verifys_verdict_of_our_own_file(tmp_path: Path) -> None:

@@ -5,6 +5,7 @@ goes on relaying meanwhile."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -21,9 +22,11 @@ TABLE_BUDGET = Budget(nodes=300, seconds=None, max_depth=4)
 
 
 def table_bot(seed: int, level: str = "hard", think: float = 0.0,
-              budget: Budget = TABLE_BUDGET) -> TableRunner:
+              budget: Budget = TABLE_BUDGET,
+              ready: Callable[[TableSession], bool] = lambda session: True) -> TableRunner:
     """A runner that plays the seat's colour with the Towers bot at `level`, waiting `think`
-    seconds before each action."""
+    seconds before each action, and acting only while `ready(session)` holds (a player
+    that waits for something, such as every seat's `heads`)."""
     rng = random.Random(seed)
 
     async def run(session: TableSession) -> None:
@@ -32,7 +35,8 @@ def table_bot(seed: int, level: str = "hard", think: float = 0.0,
             position = session.seat.game  # (the kernel's TowersPosition: `.game` the rules')
             game = None if position is None else position.game
             status = session.status
-            if game is None or game.is_over or status.seat_to_act != session.seat.my_seat:
+            if game is None or game.is_over or status.seat_to_act != session.seat.my_seat \
+                    or not ready(session):
                 await session.wait_changed()
                 continue
             colour = game.turn

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from p2pgotg.protocol.errors import RuleViolation
 from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.table import TableRecord, TableSeat
 from p2pgotg.protocol.table.body import TableBody
+from p2pgotg.protocol.table.events import ClaimMade
 from p2pgotg.protocol.table.transcript import (
     TableRecordReader,
     encode_table_header,
@@ -61,10 +63,14 @@ class TableSession:
     events: list[Event] = field(default_factory=list)
     host_bye: tuple[int, ...] | None = None  # (a joiner's) the counts of the host's last bye
     port: int | None = None  # (the host's) the port it listens on, saved in its file
-    #: (a joiner's) since when no connection to the host has been admitted (None: one is)
-    away_since: float | None = None
 
     def __post_init__(self) -> None:
+        self._away_since: float | None = None
+        # What we owe by our own record, since when, and how long we were away meanwhile
+        # in closed intervals: whether a claim against us is disputed (SPEC 5.7).
+        self._mine: tuple[str, Any] | None = None
+        self._mine_since = 0.0
+        self._my_away_total = 0.0
         self._changed = trio.Event()
         self._outbox: list[bytes] = []  # our messages not yet handed to a connection
         self.mine: list[bytes] = own_messages(self.seat, self.public_key)
@@ -102,6 +108,24 @@ class TableSession:
     def done(self) -> bool:
         """Nothing more can happen at this table: its verdict, or a broken rule."""
         return self.failure is not None or bool(self.status.over)
+
+    @property
+    def away_since(self) -> float | None:
+        """(A joiner's) since when no connection to the host has been admitted (None: one
+        is). Setting it back to None closes an interval of our absence (SPEC 5.7)."""
+        return self._away_since
+
+    @away_since.setter
+    def away_since(self, value: float | None) -> None:
+        if self._away_since is not None and value is None:
+            self._my_away_total += self._away_now(trio.current_time())
+        self._away_since = value
+
+    def _away_now(self, now: float) -> float:
+        """How long the absence going on has lasted while we owed what we owe now."""
+        if self._away_since is None:
+            return 0.0
+        return max(0.0, now - max(self._away_since, self._mine_since))
 
     @property
     def halted(self) -> bool:
@@ -174,10 +198,20 @@ class TableSession:
             self.mine += made
             self._outbox += made
         self.events += events
-        self._time(trio.current_time())
+        now = trio.current_time()
+        disputes = self._disputes(events, now)
+        self._time(now)
         if self.file is not None:
             self.file.begin_sync()
         self.notify()
+        for claim in disputes:
+            try:
+                self.perform(partial(_disputing, claim=claim))
+            except LocalProtocolError as exc:
+                self.problem = f"could not dispute: {exc}"
+                continue
+            self.on_status(f"seat {claim[0]} claimed against us while we were here: "
+                           "disputed (SPEC 5.7)")
 
     def take_outbox(self) -> list[bytes]:
         out, self._outbox = self._outbox, []
@@ -268,6 +302,42 @@ class TableSession:
                 self._clocks.switch(str(acting), now)
         debts = {(seat, what, status.ply) for seat, what in self.seat.claimable()}
         self._owed = {debt: self._owed.get(debt, now) for debt in debts}
+        mine = self._what_i_owe()
+        if mine != self._mine:
+            self._mine, self._mine_since, self._my_away_total = mine, now, 0.0
+
+    def _what_i_owe(self) -> tuple[str, Any] | None:
+        me, flow = self.seat.my_seat, self.seat.flow
+        state = flow.state
+        if me is None or state is None:
+            return None
+        what = flow.owes(me, flow.view_of_all(), state)
+        return None if what is None else (what, self.status.ply)
+
+    def my_away_for(self, now: float) -> float:
+        """How long we have been away in all (no connection to the host) while owing what
+        we owe now, by our record and our clock."""
+        return self._my_away_total + self._away_now(now)
+
+    def _disputes(self, events: list[Event], now: float) -> list[tuple[int, int]]:
+        """The claims against us that we sign a dispute of (SPEC 5.7): every one, except a
+        time claim our own reading of our clock agrees with (within a second), and an
+        abandonment claim made while we owed something and had been away that long in all
+        (the duty limit for a duty, the abandonment limit otherwise; within a second)."""
+        me = self.seat.my_seat
+        found = []
+        for event in events:
+            if not isinstance(event, ClaimMade) or event.seat != me or event.claimant == me:
+                continue
+            if event.reason == "time" and self._clocks is not None \
+                    and self._clocks.flagged(str(me), now + 1.0):
+                continue
+            if event.reason == "abandoned" and self._mine is not None:
+                limit = self.limits.duty if self._mine[0] in DUTIES else self.limits.abandon
+                if self.my_away_for(now) >= limit - 1.0:
+                    continue
+            found.append((event.claimant, event.seq))
+        return found
 
     def deadline(self, now: float) -> tuple[float, int, str] | None:
         """The next claim by our reading: (when, seat, reason); None while nobody we may
@@ -312,6 +382,10 @@ class TableSession:
             return
         words = "ran out of time" if reason == "time" else "stayed away too long"
         self.on_status(f"seat {seat} {words}: claimed (SPEC 5.7)")
+
+
+def _disputing(seat: TableSeat, claim: tuple[int, int]) -> list[Event]:
+    return seat.dispute(claim)
 
 
 def own_messages(seat: TableSeat, key: bytes) -> list[bytes]:

@@ -65,6 +65,8 @@ def on_event(screen: TableScreen, event: Event) -> None:
         _on_claim(screen, event)
     elif isinstance(event, DisputeMade):
         claimant, _ = event.claim
+        if event.seat == screen.my_seat:  # (ours: typed, or made by the session, SPEC 5.7)
+            screen.disputed.add(event.claim)
         screen.add(f"  {screen.who(event.seat)} disputes the claim of "
                    f"{screen.who(claimant)}", "class:log.info")
     elif isinstance(event, ChatSaid):

@@ -205,7 +205,8 @@ def dispute(screen: TableScreen) -> None:
     """Dispute the last claim against us not disputed yet (SPEC 5.7)."""
     open_claims = [c for c in screen.claims_on_me if c not in screen.disputed]
     if not open_claims:
-        screen.warn("no claim against you to dispute")
+        screen.warn("the claim against you is disputed already (every file keeps it)"
+                    if screen.claims_on_me else "no claim against you to dispute")
         return
     claim = open_claims[-1]
     screen.disputed.add(claim)
