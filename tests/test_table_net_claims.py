@@ -142,8 +142,11 @@ async def test_a_seat_gone_while_it_owes_heads_is_claimed_on_the_duty_limit(
     held by the host; the others wait meanwhile, and then each waits for every seat's
     `heads` before acting, so the table stands while the gone seat owes them."""
     # The duty limit low for the seats that may claim; the abandonment limit beyond the
-    # test's net, so only the duty limit can remove the gone seat.
-    limits = dataclasses.replace(QUICK, duty=4.0, abandon=10 * SAFETY)
+    # test's net, so only the duty limit can remove the gone seat. The host keeps the
+    # ended table for the gone seat as long as its linger (silence + handshake + back-off),
+    # and returns then: those two lower, though far above what loopback needs.
+    limits = dataclasses.replace(QUICK, duty=4.0, abandon=10 * SAFETY, silence=20.0,
+                                 handshake=20.0)
     config = host_config(tmp_path, 3, limits)
     joiner_dir = tmp_path / "joiner"
     key = Ed25519PrivateKey.generate()
