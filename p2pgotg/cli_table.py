@@ -6,17 +6,11 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from p2pgotg.protocol.table.verify import TableFile
-
-#: How much of a file is read at a time.
-CHUNK = 1 << 16
 
 
 def is_table(path: str) -> bool:
     """Whether `path` starts with a table's header (unreadable: no; the caller explains)."""
+    from p2pgotg.net.play.table_file import CHUNK
     from p2pgotg.protocol.table.transcript import is_table_file
 
     try:
@@ -26,25 +20,10 @@ def is_table(path: str) -> bool:
         return False
 
 
-def read_table_file(path: str) -> TableFile:
-    """One seat's file as a stream of records (OSError, or TranscriptError saying what is
-    wrong with it)."""
-    from p2pgotg.protocol.table.transcript import TableRecordReader
-    from p2pgotg.protocol.table.verify import TableFile
-
-    reader = TableRecordReader()
-    records = []
-    with open(path, "rb") as f:
-        while chunk := f.read(CHUNK):
-            records += reader.feed_table(chunk)
-    torn = reader.finish()
-    assert reader.role is not None and reader.key is not None
-    return TableFile(path, reader.role, reader.key, records, torn, reader.seat)
-
-
 def verify_tables(paths: Sequence[str]) -> int:
     """Judge the files of one table together; print what verify prints; the exit code."""
     from p2pgotg.games.towers.table import TOWERS_TABLE
+    from p2pgotg.net.play.table_file import read_table_file
     from p2pgotg.protocol.table.verify import judge_table
     from p2pgotg.protocol.transcript import TranscriptError
 
@@ -75,6 +54,7 @@ def show_table(path: str) -> int:
     """`p2pgotg show` of a table's file: its game printed action by action (SPEC 5.9); exit
     2, saying why, when it cannot be shown."""
     from p2pgotg.games.towers.table import TOWERS_TABLE
+    from p2pgotg.net.play.table_file import read_table_file
     from p2pgotg.protocol.printable import controls_escaped
     from p2pgotg.protocol.table.verify import judge_table
     from p2pgotg.protocol.transcript import TranscriptError

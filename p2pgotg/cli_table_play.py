@@ -109,18 +109,19 @@ def resumed_table(args: argparse.Namespace, config: Any, say: Any, status: Any) 
     every seat does (SPEC 5.4), on the port and with the join secret the file keeps, so
     the invites its joiners hold still reach it. None when there is none to resume.
     ValueError: `--resume` with none; GameInUse: another process has it open."""
-    from p2pgotg.net.play.table_session import TableSession, read_table, unfinished_tables
+    from p2pgotg.net.play.table_file import read_table_file
+    from p2pgotg.net.play.table_session import TableSession, unfinished_tables
 
     if args.new:
         return None
     found = unfinished_tables(config.save_dir, "host", config.key)
-    same = [path for path in found if _seats_of(read_table(path).records) == args.seats]
+    same = [path for path in found if _seats_of(read_table_file(path).records) == args.seats]
     if not same:
         if args.resume:
             raise ValueError(f"--resume: you have no unfinished hosted table of {args.seats} "
                              "seats to resume")
         if found:
-            say(f"(an unfinished table of {_seats_of(read_table(found[0]).records)} seats is "
+            say(f"(an unfinished table of {_seats_of(read_table_file(found[0]).records)} seats is "
                 f"saved in {found[0].name}: host with those --seats to resume it)")
         return None
     session = TableSession.resume(same[0], config.key, "host", config.limits,

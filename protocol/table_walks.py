@@ -25,11 +25,9 @@ that one verdict with no rule broken (clean, or resting on a claim).
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import random
 import sys
-import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
@@ -42,7 +40,7 @@ from p2pgotg.protocol.referee import Finding
 from p2pgotg.protocol.table import TableRecord, TableSeat
 from p2pgotg.protocol.table.verify import TableFile, judge_table
 from p2pgotg.testing.pair import TLS_FP, DetRand, det_key
-from protocol.walks import WalkCounts, WalkFailure
+from protocol.walks import WalkCounts, WalkFailure, explore, explorer_parser
 
 #: How often each kind of step is picked, relative to the others.
 WEIGHTS = {"up": 10.0, "down": 10.0, "act": 6.0, "chat": 0.3, "whisper": 0.3,
@@ -340,47 +338,18 @@ def walk(seeds: range, seats: int | None = None, plies: int = 60,
     """One walk per seed (3 and 4 seats by turns, unless `seats` is given)."""
     counts = WalkCounts()
     for seed in seeds:
-        one = TableWalk(seed, seats or (3 + seed % 2), plies)
-        outcome = one.run()
-        counts.walks += 1
-        counts.steps += len(one.steps)
-        for kind, n in one.seen.items():
-            counts.seen[kind] = counts.seen.get(kind, 0) + n
-        if isinstance(outcome, WalkFailure):
-            counts.failures.append(outcome)
-            if on_failure is not None:
-                on_failure(outcome)
-            continue
-        name, digest = outcome
-        counts.end_states.add(digest)
-        counts.results[name] = counts.results.get(name, 0) + 1
+        counts.take(TableWalk(seed, seats or (3 + seed % 2), plies), on_failure)
     return counts
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m protocol.table_walks",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--walks", type=int, default=200, help="how many walks")
-    parser.add_argument("--start", type=int, default=0, help="the first walk's seed")
+    parser = explorer_parser("python -m protocol.table_walks", __doc__)
     parser.add_argument("--seats", type=int, choices=(3, 4), help="only this many seats")
     parser.add_argument("--plies", type=int, default=60,
                         help="the seat to act resigns from this action on (default 60)")
     args = parser.parse_args(argv)
-    began = time.perf_counter()
-    shown = [0]
-
-    def show(failure: WalkFailure) -> None:
-        if shown[0] < 5:
-            print(f"FAIL {failure.describe()}", flush=True)
-        shown[0] += 1
-
-    counts = walk(range(args.start, args.start + args.walks), args.seats, args.plies, show)
-    took = time.perf_counter() - began
-    print(f"{counts.walks} walks ({counts.steps} steps, {took:.0f} s), "
-          f"{len(counts.end_states)} distinct end states, {len(counts.failures)} failures")
-    print("steps: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.seen.items())))
-    print("results: " + ", ".join(f"{k}: {n}" for k, n in sorted(counts.results.items())))
-    return 1 if counts.failures else 0
+    seeds = range(args.start, args.start + args.walks)
+    return explore(lambda show: walk(seeds, args.seats, args.plies, show))
 
 
 if __name__ == "__main__":

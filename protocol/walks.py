@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import Any, Protocol
 
 from p2pgotg.games import replay
 from p2pgotg.games.gotg.peer import GotgPeer
@@ -64,6 +64,15 @@ class WalkFailure:
                 f"  steps: {cut}{' | '.join(shown)}")
 
 
+class AnyWalk(Protocol):
+    """A walk of either explorer: run once; its steps and how often each kind ran."""
+
+    steps: list[str]
+    seen: dict[str, int]
+
+    def run(self) -> tuple[str, bytes] | WalkFailure: ...
+
+
 @dataclass
 class WalkCounts:
     walks: int = 0
@@ -81,6 +90,59 @@ class WalkCounts:
         for mine, theirs in ((self.results, other_.results), (self.seen, other_.seen)):
             for key, n in theirs.items():
                 mine[key] = mine.get(key, 0) + n
+
+    def take(self, one: AnyWalk,
+             on_failure: Callable[[WalkFailure], None] | None = None) -> None:
+        """Run `one` walk to its end and add it: its steps, how often each kind of step ran,
+        and how it ended (a result's name and a digest of the final files, or a failure,
+        handed to `on_failure` too). The two-party and the table explorers tally alike."""
+        outcome = one.run()
+        self.walks += 1
+        self.steps += len(one.steps)
+        for kind, n in one.seen.items():
+            self.seen[kind] = self.seen.get(kind, 0) + n
+        if isinstance(outcome, WalkFailure):
+            self.failures.append(outcome)
+            if on_failure is not None:
+                on_failure(outcome)
+            return
+        name, digest = outcome
+        self.end_states.add(digest)
+        self.results[name] = self.results.get(name, 0) + 1
+
+    def summary(self, took: float) -> list[str]:
+        """The lines an explorer ends with: how many walks and what they found."""
+        return [f"{self.walks} walks ({self.steps} steps, {took:.0f} s), "
+                f"{len(self.end_states)} distinct end states, {len(self.failures)} failures",
+                "steps: " + ", ".join(f"{k} {n}" for k, n in sorted(self.seen.items())),
+                "results: " + ", ".join(f"{k}: {n}" for k, n in sorted(self.results.items()))]
+
+
+def explorer_parser(prog: str, doc: str) -> argparse.ArgumentParser:
+    """An explorer's command line: how many walks, from which seed (its own options added)."""
+    parser = argparse.ArgumentParser(prog=prog, description=doc.split("\n\n")[0])
+    parser.add_argument("--walks", type=int, default=200, help="how many walks")
+    parser.add_argument("--start", type=int, default=0, help="the first walk's seed")
+    return parser
+
+
+def explore(walks: Callable[[Callable[[WalkFailure], None]], WalkCounts],
+            shown: int = 5) -> int:
+    """Run an explorer's walks (`walks(on_failure)`), printing the first `shown` failures as
+    they are found and the tallies at the end; the exit code (1: something failed)."""
+    began = time.perf_counter()
+    found = 0
+
+    def show(failure: WalkFailure) -> None:
+        nonlocal found
+        if found < shown:
+            print(f"FAIL {failure.describe()}", flush=True)
+        found += 1
+
+    counts = walks(show)
+    for line in counts.summary(time.perf_counter() - began):
+        print(line)
+    return 1 if counts.failures else 0
 
 
 class _Stopped(Exception):
@@ -464,28 +526,12 @@ def walk(seeds: range, mode: str | None = None, plies: int | None = None,
     counts = WalkCounts()
     plan = PLANS[game]
     for seed in seeds:
-        one = Walk(seed, plan.options(seed, mode), plies, plan)
-        outcome = one.run()
-        counts.walks += 1
-        counts.steps += len(one.steps)
-        for kind, n in one.seen.items():
-            counts.seen[kind] = counts.seen.get(kind, 0) + n
-        if isinstance(outcome, WalkFailure):
-            counts.failures.append(outcome)
-            if on_failure is not None:
-                on_failure(outcome)
-            continue
-        name, digest = outcome
-        counts.end_states.add(digest)
-        counts.results[name] = counts.results.get(name, 0) + 1
+        counts.take(Walk(seed, plan.options(seed, mode), plies, plan), on_failure)
     return counts
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m protocol.walks",
-                                     description=__doc__.split("\n\n")[0])
-    parser.add_argument("--walks", type=int, default=200, help="how many walks")
-    parser.add_argument("--start", type=int, default=0, help="the first walk's seed")
+    parser = explorer_parser("python -m protocol.walks", __doc__)
     parser.add_argument("--game", choices=sorted(PLANS), default="generals",
                         help="the game the walks play (default: generals)")
     parser.add_argument("--mode", choices=("open", "blind", "teams", "two"),
@@ -494,22 +540,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="the side to move resigns at this ply (default: 40 for "
                         "generals, 120 actions for towers)")
     args = parser.parse_args(argv)
-    began = time.perf_counter()
-    shown = [0]
-
-    def show(failure: WalkFailure) -> None:
-        if shown[0] < 5:
-            print(f"FAIL {failure.describe()}", flush=True)
-        shown[0] += 1
-
-    counts = walk(range(args.start, args.start + args.walks), args.mode, args.plies, show,
-                  args.game)
-    took = time.perf_counter() - began
-    print(f"{counts.walks} walks ({counts.steps} steps, {took:.0f} s), "
-          f"{len(counts.end_states)} distinct end states, {len(counts.failures)} failures")
-    print("steps: " + ", ".join(f"{k} {n}" for k, n in sorted(counts.seen.items())))
-    print("results: " + ", ".join(f"{k}: {n}" for k, n in sorted(counts.results.items())))
-    return 1 if counts.failures else 0
+    seeds = range(args.start, args.start + args.walks)
+    return explore(lambda show: walk(seeds, args.mode, args.plies, show, args.game))
 
 
 if __name__ == "__main__":

@@ -19,8 +19,8 @@ from p2pgotg.games.towers.rules.options import RuleOptions
 from p2pgotg.net.play.hosting import HostConfig, Hosting
 from p2pgotg.net.play.session import Timeouts
 from p2pgotg.net.play.table_bot import table_bot
+from p2pgotg.net.play.table_file import read_table_file
 from p2pgotg.net.play.table_host import host_table
-from p2pgotg.net.play.table_session import read_table
 from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.net.transport.tls import make_certificate
 from p2pgotg.protocol.table.transcript import TableRecordReader
@@ -105,7 +105,7 @@ async def wait_for_files(directory: Path, count: int) -> list[Path]:
 async def wait_for_game_id(path: Path) -> bytes:
     """The table's game id, once the seat's file holds the roster."""
     while True:
-        table = read_table(path)
+        table = read_table_file(path)
         from p2pgotg.games.towers.table import restored_seat
 
         seat = restored_seat(Ed25519PrivateKey.generate(), bytes(32), table.records, False)

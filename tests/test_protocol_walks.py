@@ -5,6 +5,7 @@ side does and whatever the network does: random walks over every honest action
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 
 import pytest
 
@@ -101,3 +102,43 @@ def test_the_walks_find_two_files_with_two_verdicts(monkeypatch):
     counts = walk(range(QUICK))
     assert any(isinstance(f, WalkFailure) and "two verdicts" in f.problem
                for f in counts.failures), [f.problem for f in counts.failures]
+
+
+def test_both_explorers_end_with_their_tallies(capsys: pytest.CaptureFixture[str]) -> None:
+    """`python -m protocol.walks` and `python -m protocol.table_walks` print one summary:
+    how many walks, how often each kind of step ran, how the games ended; exit 0 when
+    nothing failed."""
+    from protocol import table_walks, walks
+
+    for explorer, a_step in ((walks, "deliver"), (table_walks, "up")):
+        assert explorer.main(["--walks", "3"]) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert lines[0].startswith("3 walks (") and "0 failures" in lines[0], lines
+        assert lines[1].startswith("steps: ") and f" {a_step} " in lines[1], lines
+        assert lines[2].startswith("results: ") and lines[2] != "results: ", lines
+
+
+def test_an_explorer_shows_the_first_five_failures_and_exits_1(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from protocol.walks import WalkCounts, explore
+
+    class Failing:
+        """A walk that fails at its one step."""
+
+        def __init__(self, seed: int) -> None:
+            self.seed, self.steps, self.seen = seed, ["a step"], {"step": 1}
+
+        def run(self) -> WalkFailure:
+            return WalkFailure(self.seed, None, f"problem {self.seed}", self.steps)
+
+    def failing(show: Callable[[WalkFailure], None]) -> WalkCounts:
+        counts = WalkCounts()
+        for seed in range(7):
+            counts.take(Failing(seed), show)
+        return counts
+
+    assert explore(failing) == 1
+    out = capsys.readouterr().out
+    assert [line for line in out.splitlines() if line.startswith("FAIL")] == [
+        f"FAIL walk {seed} (): problem {seed}" for seed in range(5)]
+    assert "7 walks (7 steps" in out and "7 failures" in out

@@ -17,20 +17,7 @@ from p2pgotg.protocol.errors import LocalProtocolError
 from p2pgotg.protocol.table import TableSeat, TableViolation
 from p2pgotg.protocol.table.body import TableBody
 from p2pgotg.testing.table_relay import TLS, Table, keys, make_table
-
-
-def forged(table: Table, seat: int, type_: str, fields: dict[str, Any], **over: Any) -> bytes:
-    """A message of `seat` signed with its key, on the host's picture of the chains: by
-    default the next in its chain, acknowledging every head the host holds."""
-    flow = table.host.flow
-    chain = flow.chains[seat]
-    acks = tuple(ZERO_HASH if j == seat or not flow.chains[j] else flow.chains[j][-1].hash
-                 for j in range(flow.n))
-    body = TableBody(type_, over.get("seq", len(chain)), over.get("prev", chain[-1].hash),
-                     seat, over.get("acks", acks), over.get("game", flow.game_id), fields)
-    data = body.encode()
-    key = next(k for k in keys(flow.n) if public_bytes(k) == flow.key_of(seat))
-    return Envelope(data, sign(key, data)).encode()
+from protocol.table_scenarios import forged
 
 
 def broken(table: Table, data: bytes) -> tuple[str, bool]:

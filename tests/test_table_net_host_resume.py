@@ -71,12 +71,12 @@ async def test_a_host_stopped_mid_game_resumes_its_table_from_its_file(tmp_path:
 
 def _actions(path: Path) -> int:
     """How many actions the table's file holds (read without touching it)."""
-    from p2pgotg.net.play.table_session import read_table
+    from p2pgotg.net.play.table_file import read_table_file
     from p2pgotg.protocol.envelope import Envelope
     from p2pgotg.protocol.table.body import TableBody
 
     try:
-        records = read_table(path).records
+        records = read_table_file(path).records
     except (OSError, ValueError):
         return 0
     return sum(1 for r in records if r[0] == "msg"

@@ -91,16 +91,16 @@ async def test_a_holder_of_the_join_secret_cannot_take_another_seats_connection(
 
 
 def _is_host(path: Path, key: Ed25519PrivateKey) -> bool:
-    from p2pgotg.net.play.table_session import read_table
+    from p2pgotg.net.play.table_file import read_table_file
 
-    return read_table(path).key == public_bytes(key)
+    return read_table_file(path).key == public_bytes(key)
 
 
 def _seat_keys(path: Path) -> dict[int, bytes]:
     from p2pgotg.games.towers.table import restored_seat
-    from p2pgotg.net.play.table_session import read_table
+    from p2pgotg.net.play.table_file import read_table_file
 
-    seat = restored_seat(Ed25519PrivateKey.generate(), bytes(32), read_table(path).records,
+    seat = restored_seat(Ed25519PrivateKey.generate(), bytes(32), read_table_file(path).records,
                          False)
     return {n: bytes(seat.flow.key_of(n)) for n in range(3)}
 

@@ -11,6 +11,7 @@ Appending one record is one write; a torn last record (a crash mid-write) is rep
 from __future__ import annotations
 
 import struct
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -73,11 +74,17 @@ class Transcript:
 
     @property
     def secrets(self) -> dict[str, bytes]:
-        merged: dict[str, bytes] = {}
-        for r in self.records:
-            if r[0] == "secrets":
-                merged.update(r[1])
-        return merged
+        return merged_secrets(self.records)
+
+
+def merged_secrets(records: Iterable[tuple[Any, ...]]) -> dict[str, bytes]:
+    """A file's `secrets` records together, a later value over an earlier one (a game of
+    two's file or a table seat's, SPEC 2.8 and 5.9)."""
+    merged: dict[str, bytes] = {}
+    for r in records:
+        if r[0] == "secrets":
+            merged.update(r[1])
+    return merged
 
 
 class RecordReader:

@@ -21,8 +21,9 @@ import trio
 from p2pgotg.games.towers.table import joiner_seat
 from p2pgotg.net.play.joining import JoinConfig, no_answer_words
 from p2pgotg.net.play.session import lost_words, receive, unwrap
+from p2pgotg.net.play.table_file import read_table_file
 from p2pgotg.net.play.table_proof import prove_seat
-from p2pgotg.net.play.table_session import TableSession, read_table, unfinished_tables
+from p2pgotg.net.play.table_session import TableSession, unfinished_tables
 from p2pgotg.net.reaching.control_frames import SessionError
 from p2pgotg.net.transport.errors import (
     ConnectFailedError,
@@ -53,7 +54,7 @@ def saved_seat(config: JoinConfig) -> Path | None:
     if not config.resume:
         return None
     for path in unfinished_tables(config.save_dir, JOINER, config.key):
-        if hmac.compare_digest(read_table(path).join, config.invite.secret):
+        if hmac.compare_digest(read_table_file(path).join, config.invite.secret):
             return path
     return None
 

@@ -24,12 +24,13 @@ from p2pgotg.net.play.clock import Clocks
 from p2pgotg.net.play.game_lock import GameInUseError
 from p2pgotg.net.play.saved_games import GameInUse
 from p2pgotg.net.play.session import StorageError, Timeouts
+from p2pgotg.net.play.table_file import read_table_file
 from p2pgotg.net.play.transcript_file import TranscriptFile
 from p2pgotg.protocol import LocalProtocolError
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.errors import RuleViolation
 from p2pgotg.protocol.events import Event
-from p2pgotg.protocol.table import TableRecord, TableSeat
+from p2pgotg.protocol.table import TableSeat
 from p2pgotg.protocol.table.body import TableBody
 from p2pgotg.protocol.table.events import ClaimMade
 from p2pgotg.protocol.table.transcript import (
@@ -37,6 +38,7 @@ from p2pgotg.protocol.table.transcript import (
     encode_table_header,
     encode_table_record,
 )
+from p2pgotg.protocol.table.verify import TableFile
 from p2pgotg.protocol.transcript import Transcript
 from p2pgotg.protocol.wire import WireError
 
@@ -88,7 +90,9 @@ class TableSession:
         except GameInUseError as exc:
             raise GameInUse(exc) from None
         try:
-            table = read_table(path)
+            table = read_table_file(path)
+            if not _comes_back(table):
+                raise ValueError(f"{path.name} is not a seat's file of a table")
             seat = restored_seat(key, bytes(32), table.records, is_host=role == "host")
         except BaseException:
             file.close()
@@ -406,41 +410,24 @@ def _hello_key(data: bytes) -> bytes | None:
     return bytes(body["key"]) if body.type == "hello" else None
 
 
-@dataclass
-class TableFile:
-    """What a seat's file says (SPEC 5.9), read without touching it."""
-
-    role: str
-    key: bytes
-    join: bytes
-    records: list[TableRecord]
-    over: bool
-    port: int | None = None  # the host's listening port, so its invites stay good (3.5)
-
-
 def _torn_tail_only(data: bytes) -> Transcript:
     """What `TranscriptFile.open_existing` needs of a table's file: whether its last record
-    is torn (the records themselves are read by `read_table`)."""
+    is torn (the records themselves are read by `read_table_file`)."""
     reader = TableRecordReader()
     reader.feed_table(data)
     return Transcript(role="", key=b"", records=[], torn_tail=reader.finish())
 
 
-def read_table(path: Path) -> TableFile:
-    """Read a seat's file; ValueError (TranscriptError) when it is not a table's."""
-    reader = TableRecordReader()
-    records = reader.feed_table(path.read_bytes())
-    join, port = b"", None
-    for record in records:
-        if record[0] == "secrets":
-            join = record[1].get("join", join)
-            saved = record[1].get("port")
-            port = int.from_bytes(saved, "big") if saved is not None else port
-    if reader.role is None or reader.key is None or len(join) != 16:
-        raise ValueError(f"{path.name} is not a seat's file of a table")
-    seat = restored_seat(Ed25519PrivateKey.generate(), bytes(32), records, False)
-    return TableFile(reader.role, reader.key, join, records,
-                     seat.status().over or seat.failed is not None, port)
+def _comes_back(table: TableFile) -> bool:
+    """Whether a seat can resume from this file: it saved the join secret it comes back
+    with (SPEC 3.5)."""
+    return len(table.join) == 16
+
+
+def _over(table: TableFile) -> bool:
+    """Nothing more can happen at the table of this file: its verdict, or a broken rule."""
+    seat = restored_seat(Ed25519PrivateKey.generate(), bytes(32), table.records, False)
+    return bool(seat.status().over) or seat.failed is not None
 
 
 def unfinished_tables(directory: Path, role: str, key: Ed25519PrivateKey) -> list[Path]:
@@ -452,9 +439,10 @@ def unfinished_tables(directory: Path, role: str, key: Ed25519PrivateKey) -> lis
         if directory.is_dir() else []
     for path in paths:
         try:
-            table = read_table(path)
+            table = read_table_file(path)
+            if (table.role == role and table.key == mine and _comes_back(table)
+                    and not _over(table)):
+                found.append(path)
         except (OSError, ValueError, RuleViolation):
             continue  # (not a table's file, or damaged)
-        if table.role == role and table.key == mine and not table.over:
-            found.append(path)
     return found

@@ -3,14 +3,14 @@ hello `from`, `acks` (one head per seat) and `game`, then its type's fields, che
 construction.
 
 Two seats keep chapter 2's `Body` (one `ack`); a table's vector of heads is its own shape,
-so this is a sibling of `p2pgotg.protocol.messages.Body` that shares its field checks.
+so this is a sibling of `p2pgotg.protocol.messages.Body` that shares its field checks
+(`check_fields`) and its reading of a body's map (`body_map`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 from p2pgotg.protocol.messages import (
@@ -20,6 +20,8 @@ from p2pgotg.protocol.messages import (
     Field,
     Schema,
     a_map,
+    body_map,
+    check_fields,
     int_in,
     one_of,
     text,
@@ -104,18 +106,7 @@ class TableBody:
                 B32(self.game)
             except WireError:
                 raise WireError("game: must be 32 bytes") from None
-        checked = {}
-        for name, value in self.fields.items():
-            if name not in schema:
-                raise WireError(f"{self.type} has no field {name!r}")
-            try:
-                checked[name] = schema[name][0](value)
-            except WireError as exc:
-                raise WireError(f"{self.type}.{name}: {exc}") from None
-        for name, (_, required) in schema.items():
-            if required and name not in checked:
-                raise WireError(f"{self.type} lacks field {name!r}")
-        object.__setattr__(self, "fields", MappingProxyType(checked))
+        object.__setattr__(self, "fields", check_fields(self.type, self.fields, schema))
 
     def __getitem__(self, name: str) -> Any:
         return self.fields[name]
@@ -134,22 +125,15 @@ class TableBody:
 
     @classmethod
     def decode(cls, data: bytes) -> TableBody:
-        raw = unpack(data)
-        if not isinstance(raw, dict):
-            raise WireError("a message body must be a map")
-        missing = {"t", "seq", "prev"} - set(raw)
-        if missing:
-            raise WireError(f"message body lacks {', '.join(sorted(missing))}")
-        t = raw["t"]
-        if not isinstance(t, str):
-            raise WireError("t: must be a string")
+        raw = body_map(data, ("seq", "prev"))
         acks = raw.get("acks")
         if acks is not None:
             if not isinstance(acks, list):
                 raise WireError("acks: must be an array")
             acks = tuple(acks)
         fields = {k: v for k, v in raw.items() if k not in _COMMON}
-        return cls(t, raw["seq"], raw["prev"], raw.get("from"), acks, raw.get("game"), fields)
+        return cls(raw["t"], raw["seq"], raw["prev"], raw.get("from"), acks, raw.get("game"),
+                   fields)
 
 
 def author_of(body_bytes: bytes) -> int | None:

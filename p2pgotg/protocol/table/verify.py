@@ -17,6 +17,7 @@ from p2pgotg.protocol.table.coin import seat_coin_commitment
 from p2pgotg.protocol.table.flow import TableFlow, TableViolation
 from p2pgotg.protocol.table.rules import TableRules
 from p2pgotg.protocol.table.seat import TableRecord
+from p2pgotg.protocol.transcript import merged_secrets
 
 COLOURS = ("Red", "Blue", "Green", "Yellow")
 
@@ -31,6 +32,21 @@ class TableFile:
     records: Sequence[TableRecord]
     torn_tail: bool = False
     seat: int | None = None  # its `seat` record (SPEC 5.9), once the roster gave one
+
+    @property
+    def secrets(self) -> dict[str, bytes]:
+        return merged_secrets(self.records)
+
+    @property
+    def join(self) -> bytes:
+        """The join secret its seat comes back with (b"" when none is saved)."""
+        return self.secrets.get("join", b"")
+
+    @property
+    def port(self) -> int | None:
+        """The host's listening port as saved, so its invites stay good (SPEC 3.5)."""
+        saved = self.secrets.get("port")
+        return None if saved is None else int.from_bytes(saved, "big")
 
 
 @dataclass
@@ -55,11 +71,7 @@ def judge_table(rules: TableRules, files: Sequence[TableFile]) -> TableReport:
 
 def _take_file(flow: TableFlow, f: TableFile) -> str:
     """Feed one file's messages; a problem that makes it unreadable, or ""."""
-    secrets: dict[str, bytes] = {}
     for record in f.records:
-        if record[0] == "secrets":
-            secrets.update(record[1])
-            continue
         if record[0] != "msg":
             continue
         _, seat, data = record
@@ -77,17 +89,17 @@ def _take_file(flow: TableFlow, f: TableFile) -> str:
     if f.torn_tail:
         return ("damaged tail: the last record is cut short, as a crash while writing "
                 "leaves it (it was never sent, and proves nothing about anyone)")
-    return _owner_problem(flow, f, secrets)
+    return _owner_problem(flow, f)
 
 
-def _owner_problem(flow: TableFlow, f: TableFile, secrets: dict[str, bytes]) -> str:
+def _owner_problem(flow: TableFlow, f: TableFile) -> str:
     """The header's key must be a seat's, and its saved coin secret open its hello."""
     if not flow.rostered:
         return ""
     seat = flow.seat_of_key(f.key)
     if seat is None:
         return "the header's key is no seat's key at this table"
-    coin = secrets.get("coin")
+    coin = f.secrets.get("coin")
     if coin is not None:
         hello = flow.chains[seat][0].body
         nonce = flow.chains[0][0].body["nonce"]
