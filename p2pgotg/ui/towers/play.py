@@ -24,7 +24,6 @@ from typing import Any
 
 from p2pgotg.games.towers.peer import TowersPeer
 from p2pgotg.games.towers.rules import Action, Game, InvalidNotationError, Phase
-from p2pgotg.net.play.session import Link
 from p2pgotg.protocol.events import Event
 from p2pgotg.ui import away_panel, play_screen
 from p2pgotg.ui.board import Fragments
@@ -122,19 +121,12 @@ def turn_text(state: AppState, width: int) -> Fragments:
 def away_text(state: AppState, width: int) -> Fragments:
     """When the connection is down: what happened, and when the game is claimed for us
     if the other side stays away (the session claims it; SPEC 3.6)."""
-    session = state.session
-    if session is None or session.done or session.link is Link.CONNECTED:
+    if not away_panel.shown(state):
         return []
-    if session.link is Link.CONNECTING and state.mode is not Mode.HOST:
-        return []
-    out: Fragments = []
-    for part in textwrap.wrap(away_panel.away_words(state), max(10, width - 1)):
-        out.append(("class:status.error", f"{part}\n"))
+    out = away_panel.away_lines(state, max(10, width - 1))
     if state.mode is Mode.HOST and state.invites:  # a resumed game listens on a new port
         out.append(("", "They can come back with:\n"))
-        code = state.invites[0]
-        out += [("class:invite", code[i:i + width - 1] + "\n")
-                for i in range(0, len(code), width - 1)]
+        out += away_panel.code_lines(state.invites[0], width - 1)
     return out
 
 
