@@ -172,6 +172,10 @@ class TableSession:
     clocks: Clocks = field(default_factory=lambda: Clocks(0, 0))
     path: None = None
     peer_name: str | None = None
+    peer_left: str | None = None  # (why the other side went, when it did)
+
+    def claim_due(self, now: float) -> float | None:
+        return None  # (no claim in these games: no countdown is shown)
 
     @property
     def peer(self) -> TowersPeer:
@@ -394,6 +398,28 @@ def test_the_help_on_a_towers_screen_is_towers_keys_and_rules() -> None:
         in lines
     assert " How to play Towers" in lines and all(len(line) <= 80 for line in lines)
     assert not any("Spy" in line for line in lines)  # (not Game of the Generals')
+
+
+def test_a_host_whose_other_side_is_away_shows_the_invite_on_lines_of_its_own() -> None:
+    # SPEC 3.6: the game is saved and goes on when they come back; SPEC 3.8: the code that
+    # brings them back stands on lines of its own, nothing before or after it
+    state, red, _blue = seated()
+    state.mode = Mode.HOST
+    code = "gr2-" + "x" * 60
+    state.invites = [code]
+    assert "They can come back" not in fragments_text(play.turn_text(state, 40))
+    red.link = Link.RECONNECTING
+    lines = fragments_text(play.turn_text(state, 40)).splitlines()
+    assert all(len(line) <= 39 for line in lines)  # (the column, less a space)
+    came = lines.index("They can come back with:")
+    start = next(n for n, line in enumerate(lines) if line.startswith("The connection"))
+    assert " ".join(lines[start:came]) == \
+        "The connection dropped. The game is saved; it goes on when they come back."
+    assert "".join(lines[came + 1:]) == code and len(lines) > came + 2  # (broken, not cut)
+    red.link = Link.CONNECTING  # (a host waits for the joiner to come back: still away)
+    assert "They can come back with:" in fragments_text(play.turn_text(state, 40))
+    state.mode = Mode.JOIN  # (a joiner on its way back says nothing yet)
+    assert "connection dropped" not in fragments_text(play.turn_text(state, 40))
 
 
 def test_the_clocks_show_beside_the_board_when_the_rules_have_them() -> None:

@@ -4,7 +4,8 @@ happened, when the game is claimed, and the code that brings the other player ba
 It spans the whole width, below the board and the move log, and each code stands alone
 on its lines with nothing before or after it (SPEC 3.8): a mouse selection then copies
 the code whole and nothing else, where a code in the board's narrow column picked up the
-move log beside it, and a code ending a sentence picked up its punctuation.
+move log beside it, and a code ending a sentence picked up its punctuation. The Towers play
+screen says the same (`shown`, `away_lines`, `code_lines`) in the column beside its board.
 """
 
 from __future__ import annotations
@@ -58,7 +59,13 @@ def claim_in(state: AppState) -> float | None:
     return None if due is None else max(0.0, due - now)
 
 
-def _code(code: str, width: int) -> Fragments:
+def away_lines(state: AppState, width: int) -> Fragments:
+    """`away_words` wrapped to `width`, in the error's style."""
+    return [("class:status.error", f"{line}\n")
+            for line in textwrap.wrap(away_words(state), width)]
+
+
+def code_lines(code: str, width: int) -> Fragments:
     """A code on lines of its own, broken at the width, never indented: copied as it is
     shown (and pasted at a prompt or after `join`, line breaks do not matter)."""
     return [("class:invite", code[i:i + width] + "\n") for i in range(0, len(code), width)]
@@ -68,16 +75,14 @@ def panel(state: AppState, width: int) -> Fragments:
     if not shown(state):
         return []
     width = max(20, width - 1)
-    out: Fragments = []
-    for line in textwrap.wrap(away_words(state), width):
-        out.append(("class:status.error", f"{line}\n"))
+    out = away_lines(state, width)
     if state.mode is Mode.JOIN and state.reply_code:
         out.append(("", "If the host does not see you back soon, send them this reply code "
                     "(they press r, or run p2pgotg host --reply CODE):\n"))
-        out += _code(state.reply_code, width)
+        out += code_lines(state.reply_code, width)
     elif state.mode is Mode.HOST and state.invites:
         how = "press p" if state.screen is Screen.SETUP else "type r and Enter (or paste it)"
         out.append(("", "They come back with the same command. If they send you a reply "
                     f"code, {how} to take it. Their invite code:\n"))
-        out += _code(state.invites[0], width)
+        out += code_lines(state.invites[0], width)
     return out

@@ -34,6 +34,7 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.crypto import equal
 from p2pgotg.games import module_of
+from p2pgotg.net.play.host_invites import Hosting, open_invites
 from p2pgotg.net.play.host_policy import (
     INVITE_TAKEN,
     HeldGame,
@@ -49,30 +50,25 @@ from p2pgotg.net.play.seat import SeatRunner
 from p2pgotg.net.play.session import GameSession, Link, Timeouts, lost_words, unwrap
 from p2pgotg.net.reaching import rendezvous
 from p2pgotg.net.reaching.control_frames import SessionError, expect
-from p2pgotg.net.reaching.invite import Invite, reachable_addresses
-from p2pgotg.net.reaching.offer import ReachOptions, offer
+from p2pgotg.net.reaching.offer import ReachOptions
 from p2pgotg.net.reaching.pake_link import ShortCodeGate, is_pake_frame
 from p2pgotg.net.transport._stream import abort_on_close
 from p2pgotg.net.transport.admission import (
     AdmissionLimits,
     Gate,
     Ticket,
-    peer_address,
     serve_admission,
-    serve_one,
 )
 from p2pgotg.net.transport.errors import NetError
 from p2pgotg.net.transport.framing import FramedChannel
 from p2pgotg.net.transport.tls import (
     certificate_fingerprint,
     listening_port,
-    public_key_pin,
     server_context,
 )
 from p2pgotg.protocol import HOST, JOINER, control
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.wire import WireError
-from p2pgotg.reach.tor_onion import game_seed
 
 __all__ = ["INVITE_TAKEN", "PREGAME_WORDS", "Host", "HostConfig", "HostStats", "Hosting",
            "SeatFactory", "host_game"]
@@ -98,17 +94,6 @@ class HostConfig:
     name: str | None = None  # ours, sent in `ok` (SPEC 3.4): a label the joiner shows
     reach: ReachOptions | None = None  # None: LAN invite codes only (SPEC 3.3, version 1)
     admission: AdmissionLimits = field(default_factory=AdmissionLimits)
-
-
-@dataclass
-class Hosting:
-    """What a host reports through `task_status.started`: the invite codes."""
-
-    port: int
-    invites: list[str]
-    short_code: str | None = None  # announced on the LAN (SPEC 3.7)
-    notes: list[str] = field(default_factory=list)  # what the host found about its network
-    resumed: int = 0  # unfinished games picked up from disk
 
 
 @dataclass
@@ -572,7 +557,8 @@ class Host:
                 port = listening_port(listeners)
                 if not self.listen_port:
                     self.listen_port = port
-                hosting = await self._invites(nursery, port, context)
+                hosting = await open_invites(self, nursery, port, context,
+                                             away=self._joiner_away)
                 hosting.resumed = len(resumed)
                 task_status.started(hosting)
                 await self.enough.wait()
@@ -600,33 +586,6 @@ class Host:
         if reach is not None and self.last is not None and self.last.finished \
                 and all(g.session.finished for g in self.games):
             rendezvous.forget(reach.data_dir, self.join_secret, HOST)
-
-    async def _invites(self, nursery: trio.Nursery, port: int, context: Any) -> Hosting:
-        """The LAN invite codes; or, with `config.reach`, the one invite of the offer that
-        reaches us across NATs (SPEC 3.8), its short code and what it found."""
-        config = self.config
-        pin = public_key_pin(config.tls_cert)
-        if config.reach is None:
-            return Hosting(port, [Invite(address, port, pin, self.join_secret).encode()
-                                  for address in reachable_addresses(config.bind)])
-
-        async def accept_punched(tcp: trio.SocketStream) -> None:
-            ticket = self.strangers.enter(peer_address(tcp))
-            if ticket is None:
-                tcp.socket.close()
-                return
-            await serve_one(tcp, ticket, self.handler, context)
-
-        found = await nursery.start(partial(
-            offer, config.reach, port, config.bind, pin, self.join_secret, self.fingerprint,
-            accept_punched, on_status=self.on_status, on_invite=self.on_invite,
-            on_short_code=self._short_code_up, away=self._joiner_away,
-            onion_seed=game_seed(config.key.private_bytes_raw(), self.join_secret)))
-        return Hosting(port, [found.invite], found.short_code, found.notes)
-
-    def _short_code_up(self, code: str, gate: ShortCodeGate) -> None:
-        self.gates.append(gate)  # (before anyone can read the code)
-        self.on_short_code(code)
 
     def _joiner_away(self) -> bool:
         """A begun game's joiner is away (so the offer keeps punching back to it)."""

@@ -26,7 +26,8 @@ import trio
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
 from p2pgotg.games.towers.table import host_seat
-from p2pgotg.net.play.hosting import HostConfig, Hosting, refuse
+from p2pgotg.net.play.host_invites import Hosting, open_invites
+from p2pgotg.net.play.hosting import HostConfig, refuse
 from p2pgotg.net.play.joining import JoinConfig
 from p2pgotg.net.play.player_name import shown_name
 from p2pgotg.net.play.session import unwrap
@@ -34,10 +35,9 @@ from p2pgotg.net.play.table_joiner import TableRunner, join_table
 from p2pgotg.net.play.table_proof import fresh_nonce, seat_proven
 from p2pgotg.net.play.table_session import TableSession
 from p2pgotg.net.reaching.control_frames import SessionError, expect
-from p2pgotg.net.reaching.invite import Invite, reachable_addresses
-from p2pgotg.net.reaching.offer import offer
+from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.net.reaching.pake_link import ShortCodeGate, is_pake_frame
-from p2pgotg.net.transport.admission import Gate, Ticket, peer_address, serve_admission, serve_one
+from p2pgotg.net.transport.admission import Gate, Ticket, serve_admission
 from p2pgotg.net.transport.errors import NetError
 from p2pgotg.net.transport.framing import FramedChannel
 from p2pgotg.net.transport.tls import (
@@ -49,7 +49,6 @@ from p2pgotg.net.transport.tls import (
 from p2pgotg.protocol import HOST, control
 from p2pgotg.protocol.errors import RuleViolation
 from p2pgotg.protocol.printable import printable
-from p2pgotg.reach.tor_onion import game_seed
 
 FULL_WORDS = "this table is full: its {n} seats are taken"
 
@@ -301,7 +300,7 @@ class TableHost:
                 port = listening_port(listeners)
                 self.listen_port = self.listen_port or port
                 session.listening_on(port)
-                hosting = await self._invites(nursery, port, context)
+                hosting = await open_invites(self, nursery, port, context)
                 nursery.start_soon(session.run_timers)
                 task_status.started(hosting)
                 # Once the game is over, a joiner that has not confirmed it holds it all
@@ -322,33 +321,6 @@ class TableHost:
         finally:
             session.close()
         return session
-
-    async def _invites(self, nursery: trio.Nursery, port: int, context: object) -> Hosting:
-        """The LAN invite codes; with `config.reach`, the offer of SPEC 3.8 (as a host of
-        two seats makes it)."""
-        config = self.config
-        pin = public_key_pin(config.tls_cert)
-        if config.reach is None:
-            return Hosting(port, [Invite(address, port, pin, self.join_secret).encode()
-                                  for address in reachable_addresses(config.bind)])
-
-        async def accept_punched(tcp: trio.SocketStream) -> None:
-            ticket = self.strangers.enter(peer_address(tcp))
-            if ticket is None:
-                tcp.socket.close()
-                return
-            await serve_one(tcp, ticket, self.handler, context)  # type: ignore[arg-type]
-
-        found = await nursery.start(partial(
-            offer, config.reach, port, config.bind, pin, self.join_secret, self.fingerprint,
-            accept_punched, on_status=self.on_status, on_invite=self.on_invite,
-            on_short_code=self._short_code_up, away=lambda: False,
-            onion_seed=game_seed(config.key.private_bytes_raw(), self.join_secret)))
-        return Hosting(port, [found.invite], found.short_code, found.notes)
-
-    def _short_code_up(self, code: str, gate: ShortCodeGate) -> None:
-        self.gates.append(gate)
-        self.on_short_code(code)
 
 
 def _named(hi: control.Hi) -> str:

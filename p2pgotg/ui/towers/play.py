@@ -23,21 +23,12 @@ from collections.abc import Callable
 from typing import Any
 
 from p2pgotg.games.towers.peer import TowersPeer
-from p2pgotg.games.towers.rules import (
-    Action,
-    Game,
-    InvalidNotationError,
-    Kind,
-    Phase,
-    neighbours,
-    square_name,
-)
-from p2pgotg.net.play.session import Link
+from p2pgotg.games.towers.rules import Action, Game, InvalidNotationError, Phase
 from p2pgotg.protocol.events import Event
 from p2pgotg.ui import away_panel, play_screen
 from p2pgotg.ui.board import Fragments
 from p2pgotg.ui.state import AppState, Confirm, Mode
-from p2pgotg.ui.towers import board, seat_labels, towers_peer
+from p2pgotg.ui.towers import acting, board, seat_labels, towers_peer
 from p2pgotg.ui.towers.commands import CommandError, parse_command
 from p2pgotg.ui.towers.model import TowersScreen
 from p2pgotg.ui.towers.panel import table, turn_words, what_to_do
@@ -45,7 +36,6 @@ from p2pgotg.ui.towers.words import colour, colours
 from p2pgotg.ui.words import capital
 
 LEFT = board.WIDTH + 1  # the board's column, with a space
-KIND_WORDS = {Kind.SPAWN: "spawn", Kind.CLAIM: "claim"}
 
 
 def screen_state(state: AppState) -> TowersScreen:
@@ -101,17 +91,6 @@ def board_text(state: AppState) -> Fragments:
             *table(game, seat_labels(state, peer))]
 
 
-def targets(state: AppState) -> frozenset[int]:
-    """Where the picked-up pawn may move now."""
-    peer = towers_peer(state)
-    game = peer.view if peer is not None else None
-    sq = state.selected
-    if peer is None or game is None or sq is None or not peer.my_turn:
-        return frozenset()
-    return frozenset(a.to for a in game.legal_actions
-                     if a.kind is Kind.MOVE and a.square == sq and a.to is not None)
-
-
 def turn_text(state: AppState, width: int) -> Fragments:
     """Above the log: whose colour acts and what it may do, the clocks, a draw offer,
     and the other side's absence."""
@@ -142,19 +121,12 @@ def turn_text(state: AppState, width: int) -> Fragments:
 def away_text(state: AppState, width: int) -> Fragments:
     """When the connection is down: what happened, and when the game is claimed for us
     if the other side stays away (the session claims it; SPEC 3.6)."""
-    session = state.session
-    if session is None or session.done or session.link is Link.CONNECTED:
+    if not away_panel.shown(state):
         return []
-    if session.link is Link.CONNECTING and state.mode is not Mode.HOST:
-        return []
-    out: Fragments = []
-    for part in textwrap.wrap(away_panel.away_words(state), max(10, width - 1)):
-        out.append(("class:status.error", f"{part}\n"))
+    out = away_panel.away_lines(state, max(10, width - 1))
     if state.mode is Mode.HOST and state.invites:  # a resumed game listens on a new port
         out.append(("", "They can come back with:\n"))
-        code = state.invites[0]
-        out += [("class:invite", code[i:i + width - 1] + "\n")
-                for i in range(0, len(code), width - 1)]
+        out += away_panel.code_lines(state.invites[0], width - 1)
     return out
 
 
@@ -179,146 +151,113 @@ def hints(state: AppState) -> str:
 
 # -- what the keys do -------------------------------------------------------------------
 
+class _Board:
+    """The play screen as the keys on the board see it (`acting.ActingScreen`): the
+    cursor and picked-up square are the application state's, the numbered actions the
+    Towers screen's, the pawns ours by seat, and an action goes with our draw offer."""
+
+    def __init__(self, state: AppState) -> None:
+        self.state = state
+        self.towers = screen_state(state)
+        self.peer = towers_peer(state)
+
+    @property
+    def cursor(self) -> int:
+        return self.state.cursor
+
+    @cursor.setter
+    def cursor(self, square: int) -> None:
+        self.state.cursor = square
+
+    @property
+    def selected(self) -> int | None:
+        return self.state.selected
+
+    @selected.setter
+    def selected(self, square: int | None) -> None:
+        self.state.selected = square
+
+    @property
+    def choices(self) -> tuple[Action, ...]:
+        return self.towers.choices
+
+    @choices.setter
+    def choices(self, choices: tuple[Action, ...]) -> None:
+        self.towers.choices = choices
+
+    @property
+    def choices_for(self) -> tuple[int, int] | None:
+        return self.towers.choices_for
+
+    @choices_for.setter
+    def choices_for(self, ply_square: tuple[int, int] | None) -> None:
+        self.towers.choices_for = ply_square
+
+    @property
+    def game(self) -> Game | None:
+        return None if self.peer is None else self.peer.view
+
+    @property
+    def my_turn(self) -> bool:
+        return self.peer is not None and self.peer.my_turn
+
+    def say(self, text: str) -> None:
+        self.state.say(text)
+
+    def warn(self, text: str) -> None:
+        self.state.warn(text)
+
+    def holds(self, square: int) -> bool:
+        game = self.game
+        return self.peer is not None and game is not None \
+            and game.pawn_at(square) in self.peer.my_seats
+
+    def why_not_now(self) -> str | None:
+        peer, game = self.peer, self.game
+        if peer is None or game is None:
+            return "no game yet"
+        if peer.flow.is_over or game.is_over:
+            return "the game is over"
+        if not peer.my_turn:
+            return f"it is {colour(game.turn)}'s turn ({self.state.opponent}): wait for it"
+        return None
+
+    def send(self, action: Action) -> None:
+        """The action, with our draw offer once the setup is over (SPEC 4.11)."""
+        state, game = self.state, self.game
+        offer = state.offer_draw and game is not None and game.phase is Phase.PLAY
+        state.offer_draw = state.offer_draw and not offer
+        done = f"you played {action.text()}" + (", offering a draw" if offer else "")
+        perform(state, lambda p: p.act(action, offer_draw=offer), done)
+
+
 def move_cursor(state: AppState, dx: int, dy: int) -> None:
-    state.cursor = board.step(state.cursor, dx, dy)
+    acting.move_cursor(_Board(state), dx, dy)
 
 
-def _mine(peer: TowersPeer, game: Game, sq: int) -> bool:
-    return game.pawn_at(sq) in peer.my_seats
+def targets(state: AppState) -> frozenset[int]:
+    """Where the picked-up pawn may move now."""
+    return acting.targets(_Board(state))
 
 
 def step_pawn(state: AppState, dx: int, dy: int) -> None:
-    """Shift+arrow: move the pawn under the cursor one square that way."""
-    sq = state.cursor
-    to = board.step(sq, dx, dy)
-    if to == sq:
-        state.warn(f"no square beyond {square_name(sq)} that way")
-        return
-    try_action(state, Action.move(sq, to))
+    acting.step_pawn(_Board(state), dx, dy)
 
 
 def enter(state: AppState) -> None:
-    """Pick up our pawn under the cursor, or move the picked-up pawn there; on any other
-    square, list what can be done there."""
-    peer = towers_peer(state)
-    game = peer.view if peer is not None else None
-    if peer is None or game is None:
-        return
-    sq, picked = state.cursor, state.selected
-    if picked is not None and sq == picked:
-        state.selected = None
-        state.say("put down")
-        return
-    if _mine(peer, game, sq) and game.phase is Phase.PLAY and not game.is_over:
-        state.selected = sq
-        if not peer.my_turn:
-            state.say(f"the pawn on {square_name(sq)} picked up; wait for your turn")
-            return
-        listed = list_actions(state, quiet=True)
-        moves = "Enter on a + moves it there" if targets(state) else "it cannot move now"
-        state.say(f"pawn on {square_name(sq)} picked up: {moves}; or {listed}")
-        return
-    if picked is not None:
-        if sq not in neighbours(picked):
-            state.warn(f"{square_name(picked)} to {square_name(sq)} is not one step: a pawn "
-                       "moves one square up, down, left or right")
-            return
-        try_action(state, Action.move(picked, sq))
-        return
-    list_actions(state)
-
-
-def choice_words(game: Game, action: Action) -> str:
-    """An action for the numbered list: its notation, and the kind when it has a prefix."""
-    if action.kind is Kind.MOVE:
-        return action.text()
-    if action.kind is Kind.LAYER:
-        return f"{action.text()} ({'layer' if game.phase is Phase.SETUP else 'build'})"
-    return f"{action.text()} ({KIND_WORDS[action.kind]})"
+    acting.enter(_Board(state))
 
 
 def list_actions(state: AppState, quiet: bool = False) -> str:
-    """Number the legal actions on the cursor's square (a digit then makes one) and say
-    them; when there is none, say why. Returns the list's words."""
-    peer = towers_peer(state)
-    game = peer.view if peer is not None else None
-    if peer is None or game is None:
-        return ""
-    towers = screen_state(state)
-    towers.choices, towers.choices_for = (), None
-    sq = state.cursor
-    name = square_name(sq)
-    if not _may_act(state, peer, game):
-        return ""
-    here = tuple(a for a in game.legal_actions if a.square == sq)
-    if not here:
-        state.warn(f"nothing to do on {name}: {why_nothing(game, sq)}")
-        return ""
-    towers.choices, towers.choices_for = here[:9], (game.ply, sq)
-    listed = "  ".join(f"{n} {choice_words(game, a)}" for n, a in enumerate(here[:9], 1))
-    if not quiet:
-        state.say(f"{name}: {listed}  (a number does it)")
-    return listed
-
-
-def why_nothing(game: Game, sq: int) -> str:
-    """Why no action can be made on a square: the rules' words for the likeliest ones."""
-    kinds = (Kind.LAYER, Kind.CLAIM) if game.phase is Phase.SETUP else (Kind.LAYER,
-                                                                          Kind.SPAWN)
-    reasons = [game.problem(Action(kind, sq)) for kind in kinds]
-    return "; ".join(dict.fromkeys(r for r in reasons if r)) or "no legal action"
+    return acting.list_actions(_Board(state), quiet)
 
 
 def choose(state: AppState, number: int) -> None:
-    """A digit: make that action of the list shown for the cursor's square."""
-    peer = towers_peer(state)
-    game = peer.view if peer is not None else None
-    towers = screen_state(state)
-    if peer is None or game is None:
-        return
-    if towers.choices_for != (game.ply, state.cursor) or not towers.choices:
-        state.warn("press Space first: it lists the actions on the cursor's square, "
-                   "numbered")
-        return
-    if not 1 <= number <= len(towers.choices):
-        state.warn(f"the list has {len(towers.choices)} action"
-                   f"{'s' if len(towers.choices) != 1 else ''}: choose 1 to "
-                   f"{len(towers.choices)}")
-        return
-    try_action(state, towers.choices[number - 1])
-
-
-def _may_act(state: AppState, peer: TowersPeer, game: Game) -> bool:
-    """Whether we may act now; if not, say why."""
-    if peer.flow.is_over or game.is_over:
-        state.warn("the game is over")
-        return False
-    if not peer.my_turn:
-        state.warn(f"it is {colour(game.turn)}'s turn ({state.opponent}): wait for it")
-        return False
-    return True
+    acting.choose(_Board(state), number)
 
 
 def try_action(state: AppState, action: Action) -> None:
-    """Check the action against the rules first: an illegal one is refused with the rule
-    it breaks and nothing is sent."""
-    peer = towers_peer(state)
-    game = peer.view if peer is not None else None
-    if peer is None or game is None or not _may_act(state, peer, game):
-        return
-    problem = game.problem(action)
-    if problem is not None:
-        state.warn(f"{action.text()}: {problem}")
-        return
-    offer = state.offer_draw and game.phase is Phase.PLAY
-    state.offer_draw = state.offer_draw and not offer
-    state.selected = None
-    towers = screen_state(state)
-    towers.choices, towers.choices_for = (), None
-    if action.kind is Kind.MOVE and action.to is not None:
-        state.cursor = action.to
-    done = f"you played {action.text()}" + (", offering a draw" if offer else "")
-    perform(state, lambda p: p.act(action, offer_draw=offer), done)
+    acting.try_action(_Board(state), action)
 
 
 def submit(state: AppState, line: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 from p2pgotg.games.towers.rules import Action, Game
@@ -154,6 +155,26 @@ class TableScreen:
         seat = None if status is None else status.seat_to_act
         return "nobody" if seat is None else self.who(seat)
 
+    def holds(self, square: int) -> bool:
+        """Whether our pawn stands on `square`."""
+        game, mine = self.game, self.my_colour
+        return game is not None and mine is not None and game.pawn_at(square) == mine
+
+    def why_not_now(self) -> str | None:
+        """Why we may not act now (None: we may)."""
+        status = self.status_value
+        if self.session is None or status is None:
+            return "the table is not full yet: wait for the seats"
+        if status.over or self.session.done:
+            return "the game is over"
+        if self.game is None:
+            return "the turn order is not decided yet: wait for every seat's coin"
+        if self.my_seat in status.left:
+            return "you have left this table"
+        if not self.my_turn:
+            return f"not your turn: {self.who_to_act()} is to act"
+        return None
+
     # -- asking the session -------------------------------------------------------------------
 
     def perform(self, fn: Callable[[Any], list[Event]], done: str | None = None) -> None:
@@ -161,3 +182,11 @@ class TableScreen:
             self.warn("not seated yet: wait for the host")
             return
         self.perform_fn(fn, done)
+
+    def send(self, action: Action) -> None:
+        """Send an action the rules allow (`ui.towers.acting` has checked it)."""
+        self.perform(partial(_act, action=action), f"you played {action.text()}")
+
+
+def _act(seat: Any, action: Action) -> Any:
+    return seat.act(action)

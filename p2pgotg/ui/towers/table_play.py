@@ -12,145 +12,16 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
-from p2pgotg.games.towers.rules import (
-    Action,
-    Game,
-    InvalidNotationError,
-    Kind,
-    Phase,
-    neighbours,
-    square_name,
-)
+from p2pgotg.games.towers.rules import InvalidNotationError
 from p2pgotg.ui.commands import CommandError
-from p2pgotg.ui.towers import board
-from p2pgotg.ui.towers.play import choice_words, why_nothing
+from p2pgotg.ui.towers.acting import choose, enter, list_actions, move_cursor, step_pawn, try_action
 from p2pgotg.ui.towers.table_commands import read_line, whisper_seat
 from p2pgotg.ui.towers.table_model import RESIGN, TableScreen
 
-
-def move_cursor(screen: TableScreen, dx: int, dy: int) -> None:
-    screen.cursor = board.step(screen.cursor, dx, dy)
-
-
-def may_act(screen: TableScreen) -> Game | None:
-    """The game, when we may act now; else None, the reason said."""
-    game, status = screen.game, screen.status_value
-    if screen.session is None or status is None:
-        screen.warn("the table is not full yet: wait for the seats")
-        return None
-    if status.over or screen.session.done:
-        screen.warn("the game is over")
-        return None
-    if game is None:
-        screen.warn("the turn order is not decided yet: wait for every seat's coin")
-        return None
-    if screen.my_seat in status.left:
-        screen.warn("you have left this table")
-        return None
-    if not screen.my_turn:
-        screen.warn(f"not your turn: {screen.who_to_act()} is to act")
-        return None
-    return game
-
-
-def targets(screen: TableScreen) -> frozenset[int]:
-    """Where the picked-up pawn may move now."""
-    game, sq = screen.game, screen.selected
-    if game is None or sq is None or not screen.my_turn:
-        return frozenset()
-    return frozenset(a.to for a in game.legal_actions
-                     if a.kind is Kind.MOVE and a.square == sq and a.to is not None)
-
-
-def try_action(screen: TableScreen, action: Action) -> None:
-    """Check the action first: an illegal one is refused with the rule it breaks."""
-    game = may_act(screen)
-    if game is None:
-        return
-    problem = game.problem(action)
-    if problem is not None:
-        screen.warn(f"{action.text()}: {problem}")
-        return
-    screen.selected = None
-    screen.choices, screen.choices_for = (), None
-    if action.kind is Kind.MOVE and action.to is not None:
-        screen.cursor = action.to
-    screen.perform(partial(_act, action=action), f"you played {action.text()}")
-
-
-def _act(seat: Any, action: Action) -> Any:
-    return seat.act(action)
-
-
-def list_actions(screen: TableScreen, quiet: bool = False) -> str:
-    """Number the legal actions on the cursor's square (a digit makes one)."""
-    screen.choices, screen.choices_for = (), None
-    game = may_act(screen)
-    if game is None:
-        return ""
-    sq = screen.cursor
-    here = tuple(a for a in game.legal_actions if a.square == sq)
-    if not here:
-        screen.warn(f"nothing to do on {square_name(sq)}: {why_nothing(game, sq)}")
-        return ""
-    screen.choices, screen.choices_for = here[:9], (game.ply, sq)
-    listed = "  ".join(f"{n} {choice_words(game, a)}" for n, a in enumerate(here[:9], 1))
-    if not quiet:
-        screen.say(f"{square_name(sq)}: {listed}  (a number does it)")
-    return listed
-
-
-def choose(screen: TableScreen, number: int) -> None:
-    game = screen.game
-    if game is None or screen.choices_for != (game.ply, screen.cursor) or not screen.choices:
-        screen.warn("press Space first: it lists the actions on the cursor's square")
-        return
-    if not 1 <= number <= len(screen.choices):
-        screen.warn(f"the list has {len(screen.choices)}: choose 1 to {len(screen.choices)}")
-        return
-    try_action(screen, screen.choices[number - 1])
-
-
-def step_pawn(screen: TableScreen, dx: int, dy: int) -> None:
-    """Shift+arrow: move the pawn under the cursor one square that way."""
-    sq = screen.cursor
-    to = board.step(sq, dx, dy)
-    if to == sq:
-        screen.warn(f"no square beyond {square_name(sq)} that way")
-        return
-    try_action(screen, Action.move(sq, to))
-
-
-def enter(screen: TableScreen) -> None:
-    """Pick up our pawn under the cursor, or move the picked-up pawn there; elsewhere list
-    the actions there."""
-    game = screen.game
-    if game is None:
-        may_act(screen)
-        return
-    sq, picked = screen.cursor, screen.selected
-    if picked is not None and sq == picked:
-        screen.selected = None
-        screen.say("put down")
-        return
-    mine = game.pawn_at(sq) is not None and game.pawn_at(sq) == screen.my_colour
-    if mine and game.phase is Phase.PLAY and not game.is_over:
-        screen.selected = sq
-        if not screen.my_turn:
-            screen.say(f"the pawn on {square_name(sq)} picked up; wait for your turn")
-            return
-        listed = list_actions(screen, quiet=True)
-        moves = "Enter on a + moves it there" if targets(screen) else "it cannot move now"
-        screen.say(f"pawn on {square_name(sq)} picked up: {moves}; or {listed}")
-        return
-    if picked is not None:
-        if sq not in neighbours(picked):
-            screen.warn(f"{square_name(picked)} to {square_name(sq)} is not one step: a "
-                        "pawn moves one square up, down, left or right")
-            return
-        try_action(screen, Action.move(picked, sq))
-        return
-    list_actions(screen)
+# the keys on the board are the Towers play screen's, the table screen being an
+# `acting.ActingScreen`; the rest is the table's own
+__all__ = ["answer", "ask_resign", "choose", "dispute", "enter", "list_actions", "move_cursor",
+           "step_pawn", "submit", "try_action", "whisper"]
 
 
 def submit(screen: TableScreen, line: str) -> str | None:

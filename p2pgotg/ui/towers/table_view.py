@@ -10,11 +10,11 @@ import textwrap
 
 from p2pgotg.ui.board import Fragments, Marks
 from p2pgotg.ui.towers import board
+from p2pgotg.ui.towers.acting import targets
 from p2pgotg.ui.towers.board import colour_style
 from p2pgotg.ui.towers.panel import table, turn_words, what_to_do
 from p2pgotg.ui.towers.table_log import LEFT_WORDS
 from p2pgotg.ui.towers.table_model import TableScreen
-from p2pgotg.ui.towers.table_play import targets
 from p2pgotg.ui.towers.words import colour
 from p2pgotg.ui.words import clock_text
 
