@@ -81,12 +81,17 @@ async def test_a_joiner_beyond_the_seats_is_refused_with_a_clear_error(tmp_path:
     assert not (tmp_path / "late").exists()  # nothing saved for a refused seat
 
 
+@pytest.mark.parametrize("slow_disk", [False, True])
 async def test_the_host_leaves_once_every_joiner_said_it_holds_everything(
-        tmp_path: Path) -> None:
+        tmp_path: Path, slow_disk: bool) -> None:
     """SPEC 3.4's `bye`: a joiner that holds every message says so before it leaves, and
     the host keeps what each said after that joiner left, so the host stops as soon as the
     last one has said it, not after its linger (the wait for a joiner that missed the end).
-    The net below is half the linger: a host that waited it out would be caught."""
+    The net below is half the linger: a host that waited it out would be caught. With the
+    host's disk slow once the game is over, every joiner's `bye` settles the table before
+    the host's last `bye` has gone out: the host still tells each joiner its last counts
+    before it closes, or that joiner, its file and the host's apparently apart, would knock
+    at a host that is gone (and this table would never end here)."""
     config = host_config(tmp_path, 3)
     ended: list[float] = []
 
@@ -99,14 +104,31 @@ async def test_the_host_leaves_once_every_joiner_said_it_holds_everything(
         play = table_bot(seed)
 
         async def run(session: TableSession) -> None:
+            if slow_disk:
+                durable = session.durable
+
+                async def slow_durable() -> None:
+                    if session.done:
+                        await trio.sleep(0.5)
+                    await durable()
+                session.durable = slow_durable  # type: ignore[method-assign]
             async with trio.open_nursery() as nursery:
                 nursery.start_soon(watch, session)
                 await play(session)
 
         return run
 
+    async def net() -> None:
+        while not ended:
+            await trio.sleep(0.1)
+        await trio.sleep(config.limits.linger / 2)
+        raise AssertionError("the table did not end within half the linger after the game")
+
     with trio.fail_after(SAFETY):
-        session = await host_table(config, watching_bot(1), bot_seats=2,
-                                   bot=lambda k: table_bot(10 + k))
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(net)
+            session = await host_table(config, watching_bot(1), bot_seats=2,
+                                       bot=lambda k: table_bot(10 + k))
+            nursery.cancel_scope.cancel()
     assert session.done and ended
     assert trio.current_time() - ended[0] < config.limits.linger / 2

@@ -56,7 +56,8 @@ FULL_WORDS = "this table is full: its {n} seats are taken"
 @dataclass(eq=False)
 class _Link:
     """One joiner's connection: which seat it is (once its hello is in), how far the
-    forwarding has gone in the host's accepted order, what the joiner says it holds."""
+    forwarding has gone in the host's accepted order, what the joiner says it holds and
+    what we last said we hold."""
 
     channel: FramedChannel
     scope: trio.CancelScope = field(default_factory=trio.CancelScope)
@@ -64,6 +65,7 @@ class _Link:
     hello: bytes | None = None  # its hello, before the roster seats it
     cursor: int = 0
     bye: tuple[int, ...] | None = None
+    said: tuple[int, ...] | None = None  # the counts of our last `bye` on this connection
     gone: trio.Event = field(default_factory=trio.Event)
 
 
@@ -231,9 +233,13 @@ class TableHost:
                     if author != link.seat and frame != link.hello:
                         await link.channel.send(frame)
                 continue
-            if session.done:
+            have = session.have()
+            if session.done and link.said != have:
                 await session.durable()
-                await link.channel.send(control.encode(control.Bye(session.have())))
+                await link.channel.send(control.encode(control.Bye(have)))
+                link.said = have
+                session.notify()  # (the end waits until every joiner was told our counts)
+                continue
             await session.wait_changed()
 
     async def _read(self, link: _Link, scope: trio.CancelScope) -> None:
@@ -314,8 +320,13 @@ class TableHost:
                         await session.wait_changed()
                         continue
                     break  # (a joiner that never confirmed: its file resumes from ours)
+                # Every joiner still here gets what it lacks and our last counts: one whose
+                # own `bye` settled the table before our last one reached it would
+                # otherwise see the connection close with its file and ours apparently
+                # apart, and knock at a host that is gone.
                 with trio.move_on_after(config.limits.bye):
-                    while any(link.cursor < len(session.seat.accepted) for link in self.links):
+                    while any(link.cursor < len(session.seat.accepted)
+                              or link.said != session.have() for link in self.links):
                         await session.wait_changed()
                 nursery.cancel_scope.cancel()
         finally:
