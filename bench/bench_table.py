@@ -29,6 +29,7 @@ import os
 import random
 import resource
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -240,14 +241,43 @@ async def serve(tables: int, base: Path) -> None:
 
 
 async def seats(invites: list[str], base: Path, k: int) -> None:
-    """A joiner process: seat `k`'s joiner of every table (another person's computer)."""
+    """A joiner process: seat `k`'s joiner of every table (another person's computer). On
+    SIGTERM (the bench's stop, when it waited too long) it prints, on stderr, each seat
+    still here and what it holds against the host's last goodbye."""
+    here: dict[int, TableSession] = {}
+    left: set[int] = set()
+
+    def seat(t: int) -> TableRunner:
+        bot = table_bot(1000 * k + t, budget=SMALL)
+
+        async def run(session: TableSession) -> None:
+            here[t] = session
+            await bot(session)
+        return run
+
+    async def play(t: int, config: JoinConfig) -> None:
+        await join_table(config, seat(t))
+        left.add(t)
+
+    async def tell_on_stop(scope: trio.CancelScope) -> None:
+        with trio.open_signal_receiver(signal.SIGTERM) as signals:
+            async for _ in signals:
+                waiting = {t: {"done": s.done, "have": s.have(), "host_bye": s.host_bye,
+                               "away_since": s.away_since, "failure": str(s.failure)}
+                           for t, s in sorted(here.items()) if t not in left}
+                print(json.dumps({"seat": k, "waiting": waiting}), file=sys.stderr,
+                      flush=True)
+                scope.cancel()
+
     with trio.fail_after(SAFETY):
-        async with trio.open_nursery() as nursery:
-            for t, code in enumerate(invites):
-                config = JoinConfig(Ed25519PrivateKey.generate(), Invite.decode(code),
-                                    base / f"t{t:03}" / f"joiner{k}", LIMITS)
-                nursery.start_soon(partial(join_table, config,
-                                           table_bot(1000 * k + t, budget=SMALL)))
+        async with trio.open_nursery() as outer:
+            outer.start_soon(tell_on_stop, outer.cancel_scope)
+            async with trio.open_nursery() as nursery:
+                for t, code in enumerate(invites):
+                    config = JoinConfig(Ed25519PrivateKey.generate(), Invite.decode(code),
+                                        base / f"t{t:03}" / f"joiner{k}", LIMITS)
+                    nursery.start_soon(play, t, config)
+            outer.cancel_scope.cancel()  # (every seat left)
 
 
 def many(tables: int) -> dict[str, object]:
