@@ -34,10 +34,12 @@ from functools import partial
 
 from p2pgotg.games.towers.rules.options import RuleOptions
 from p2pgotg.games.towers.table import TOWERS_TABLE
+from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.errors import LocalProtocolError, ProtocolError
 from p2pgotg.protocol.limits import CHATS_IN_A_ROW
 from p2pgotg.protocol.referee import Finding
 from p2pgotg.protocol.table import TableRecord, TableSeat
+from p2pgotg.protocol.table.flow import WITHDRAWN
 from p2pgotg.protocol.table.verify import TableFile, judge_table
 from p2pgotg.testing.pair import TLS_FP, DetRand, det_key
 from protocol.walks import WalkCounts, WalkFailure, explore, explorer_parser
@@ -118,7 +120,7 @@ class TableWalk:
                 link.up += out
                 accepted = self.seats[0].accepted
                 for author, data in accepted[link.forwarded:]:
-                    if not self._authored(link, author, data):
+                    if author != WITHDRAWN and not self._authored(link, author, data):
                         link.down.append(data)
                 link.forwarded = len(accepted)
 
@@ -142,9 +144,20 @@ class TableWalk:
         self._take(link.joiner, link.down.pop(0), "a message the host relayed")
 
     def _drop(self, link: Link) -> None:
+        """The link goes; a joiner the roster has not seated gives its place back (SPEC
+        5.3), as the host does when such a connection ends."""
         link.connected = False
         link.up.clear()
         link.down.clear()
+        hello = self.hellos[link.joiner]
+        if hello is not None and self.seats[link.joiner].my_seat is None:
+            self.seats[0].withdraw_hello(hello)
+
+    def _in_lobby(self, link: Link) -> bool:
+        """The joiner's hello waits at the host for the roster."""
+        hello, host = self.hellos[link.joiner], self.seats[0]
+        return hello is not None and not host.flow.rostered \
+            and Envelope.decode(hello).hash in host.flow.pending
 
     def _reconnect(self, link: Link) -> None:
         """SPEC 5.4: the host sends what the joiner's `have` lacks; the joiner resends its
@@ -188,6 +201,8 @@ class TableWalk:
                     found.append(("down", f"h>{name}", partial(self._down, link)))
                 if self._both_seated(link) and (link.up or link.down):
                     found.append(("drop", f"drop{name}", partial(self._drop, link)))
+                elif self._in_lobby(link):
+                    found.append(("drop", f"leave{name}", partial(self._drop, link)))
             else:
                 found.append(("reconnect", f"back{name}", partial(self._reconnect, link)))
         for index, seat in enumerate(self.seats):

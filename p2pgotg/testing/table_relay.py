@@ -22,6 +22,7 @@ from p2pgotg.games.towers.rules.options import RuleOptions
 from p2pgotg.games.towers.table import TOWERS_TABLE
 from p2pgotg.protocol.events import Event
 from p2pgotg.protocol.table import TableRecord, TableSeat
+from p2pgotg.protocol.table.flow import WITHDRAWN
 
 TLS = bytes(range(32))
 
@@ -79,8 +80,9 @@ class Table:
         while link.forwarded < len(accepted):
             seat, data = accepted[link.forwarded]
             mine = link.joiner.my_seat
-            if (seat >= 0 and seat == mine) or data == link.joiner._my_hello:
-                link.forwarded += 1  # (never back to its author)
+            if (seat >= 0 and seat == mine) or data == link.joiner._my_hello \
+                    or seat == WITHDRAWN:
+                link.forwarded += 1  # (never back to its author, nor a place let go)
                 continue
             return link.forwarded
         return None

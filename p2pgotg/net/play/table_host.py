@@ -49,6 +49,7 @@ from p2pgotg.net.transport.tls import (
 from p2pgotg.protocol import HOST, control
 from p2pgotg.protocol.errors import RuleViolation
 from p2pgotg.protocol.printable import printable
+from p2pgotg.protocol.table.flow import WITHDRAWN
 
 FULL_WORDS = "this table is full: its {n} seats are taken"
 
@@ -215,8 +216,19 @@ class TableHost:
         finally:
             self.links.remove(link)
             self.session.seat.forget(link)  # (what waited from it comes again, SPEC 5.4)
+            self._let_go(link)
             link.gone.set()
             session.notify()
+
+    def _let_go(self, link: _Link) -> None:
+        """A joiner that left before the roster gives its place back (SPEC 5.3): its hello
+        is withdrawn, unless it is back already on another connection."""
+        hello = link.hello
+        if hello is None or link.seat is not None \
+                or any(other.hello == hello for other in self.links):
+            return
+        if self.session.seat.withdraw_hello(hello):
+            self.on_status("a joiner left before the table filled: its place is open again")
 
     async def _forward(self, link: _Link) -> None:
         """Send the joiner, in accepted order, every message the seat took but its own."""
@@ -228,6 +240,8 @@ class TableHost:
                 while link.cursor < len(accepted):
                     author, frame = accepted[link.cursor]
                     link.cursor += 1
+                    if author == WITHDRAWN:
+                        continue  # (its joiner left before the roster: no place, SPEC 5.3)
                     if link.seat is None and link.hello is not None:
                         link.seat = session.seat.seat_of_hello(link.hello)
                     if author != link.seat and frame != link.hello:

@@ -163,7 +163,9 @@ async def _one_connection(config: JoinConfig, box: list[TableSession | None],
         try:
             ok = await receive(channel, control.Ok, limits.handshake)
         except SessionError as exc:
-            if session is None and exc.fatal:  # (refused: a full table, a wrong secret...)
+            # (refused: a full table, a wrong secret...; seated by no roster yet, we have no
+            # place to wait for: the table may have filled while we were away, SPEC 5.3)
+            if (session is None or session.status.game_id is None) and exc.fatal:
                 raise TableRefused(str(exc)) from None
             raise SessionError(str(exc), fatal=False) from None
         if ok.seats is None:
@@ -205,7 +207,9 @@ async def _prove(config: JoinConfig, session: TableSession, channel: FramedChann
 
 
 def _greeting(config: JoinConfig, session: TableSession | None) -> control.Hi:
-    if session is None:
+    if session is None or session.status.game_id is None:
+        # (no roster seated us yet: we ask for a place as a new joiner does, and send our
+        # hello again, SPEC 5.3)
         return control.Hi(config.invite.secret, None, 0, None, config.name)
     status = session.status
     return control.Hi(config.invite.secret, status.game_id, session.have(),

@@ -88,6 +88,12 @@ class _Pending:
     hash: bytes
 
 
+#: The author mark, in `accepted`, of a joiner's hello the host withdrew before the roster
+#: (its joiner left, SPEC 5.3): it keeps its place in the list, so that the relay's
+#: positions hold, and is relayed no more.
+WITHDRAWN = -2
+
+
 @dataclass
 class TableFlow:
     """Checks and applies the messages of every seat (SPEC 5.2 to 5.9)."""
@@ -101,7 +107,7 @@ class TableFlow:
     game_id: bytes | None = None
     by_hash: dict[bytes, Taken] = field(default_factory=dict)
     #: (author seat, envelope) in the order taken, violations included; -1: a joiner's
-    #: hello taken before the roster seated it.
+    #: hello taken before the roster seated it; WITHDRAWN: one withdrawn since.
     accepted: list[tuple[int, bytes]] = field(default_factory=list)
     events: list[GameEvent] = field(default_factory=list)  # in canonical order
     violation: TableViolation | None = None
@@ -135,6 +141,23 @@ class TableFlow:
         if not self.rostered:
             return [1 if self.host_hello is not None else 0]
         return [len(chain) for chain in self.chains]
+
+    def withdraw(self, data: bytes) -> bool:
+        """Before the roster, let go of the held joiner's hello `data` (its joiner left, SPEC
+        5.3): the roster cannot seat it, and it is not relayed again. False when there is
+        none such to let go (the roster is out, or it is not held)."""
+        if self.rostered:
+            return False
+        try:
+            h = Envelope.decode(data).hash
+        except WireError:
+            return False
+        if self.pending.pop(h, None) is None:
+            return False
+        for i, (author, held) in enumerate(self.accepted):
+            if author == -1 and held == data:
+                self.accepted[i] = (WITHDRAWN, held)
+        return True
 
     def seat_of_key(self, key: bytes) -> int | None:
         for seat, chain in enumerate(self.chains):

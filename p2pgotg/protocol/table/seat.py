@@ -140,6 +140,9 @@ class TableSeat:
                     seat._my_hello = data
         if seat.flow.options is not None:
             seat._options = seat.flow.options
+        if is_host:  # (every joiner comes back on a new connection and sends its hello again)
+            for hello in list(seat.flow.pending.values()):
+                seat.flow.withdraw(hello.env)
         seat._duties()
         return seat
 
@@ -190,7 +193,7 @@ class TableSeat:
         for seat, data in self.flow.accepted:
             taken = self.flow.by_hash.get(Envelope.decode(data).hash)
             if taken is None:
-                if seat < 0:
+                if seat == -1:
                     out.append(data)  # (a hello waiting for the roster: always resent)
                 continue
             # (a joiner's hello taken before the roster is that seat's message 0 now)
@@ -198,6 +201,12 @@ class TableSeat:
             if taken.seq >= held:
                 out.append(data)
         return out
+
+    def withdraw_hello(self, data: bytes) -> bool:
+        """(The host's) the joiner that sent the hello `data` left before the roster: its
+        place is open again, and the hello is relayed no more (SPEC 5.3). False when that
+        changes nothing (the roster is out, or the hello is not held)."""
+        return self.is_host and self.flow.withdraw(data)
 
     def seat_of_hello(self, data: bytes) -> int | None:
         """Which seat the roster gave the hello `data` (None: none yet)."""
