@@ -19,6 +19,7 @@ from tablenet import (
     invite_of,
 )
 
+from p2pgotg.net.play.hosting import HostConfig, Hosting
 from p2pgotg.net.play.joining import JoinConfig
 from p2pgotg.net.play.table_bot import table_bot
 from p2pgotg.net.play.table_host import host_table
@@ -67,6 +68,19 @@ def joiner_of(hosting, directory: Path) -> JoinConfig:  # type: ignore[no-untype
     return JoinConfig(Ed25519PrivateKey.generate(), invite_of(hosting), directory, QUICK)
 
 
+async def one_left(nursery: trio.Nursery, config: HostConfig, directory: Path,
+                   said: list[str]) -> tuple[Host, Hosting, JoinConfig]:
+    """A table hosted, one joiner in its lobby and gone; once the host let its hello go."""
+    host = Host()
+    hosting = await nursery.start(partial(host_table, config, host.run,
+                                          on_status=said.append))
+    leaver = joiner_of(hosting, directory)
+    await leaves_in_the_lobby(leaver, host)
+    await host.holds(0)
+    assert PLACE_OPEN in said
+    return host, hosting, leaver
+
+
 async def test_a_joiner_that_leaves_the_lobby_gives_its_place_to_another(
         tmp_path: Path) -> None:
     config = host_config(tmp_path, SEATS)
@@ -74,14 +88,7 @@ async def test_a_joiner_that_leaves_the_lobby_gives_its_place_to_another(
     ended: list[TableSession] = []
     with trio.fail_after(SAFETY):
         async with trio.open_nursery() as nursery:
-            host = Host()
-            hosting = await nursery.start(partial(host_table, config, host.run,
-                                                  on_status=said.append))
-            gone = joiner_of(hosting, tmp_path / "gone")
-            await leaves_in_the_lobby(gone, host)
-            while PLACE_OPEN not in said:
-                await trio.sleep(0.05)
-            await host.holds(0)
+            host, hosting, gone = await one_left(nursery, config, tmp_path / "gone", said)
             for name in ("second", "third"):
                 nursery.start_soon(_play, joiner_of(hosting, tmp_path / name), ended)
             await host.rostered()
@@ -105,12 +112,9 @@ async def test_a_joiner_dropped_in_the_lobby_comes_back_to_its_place(tmp_path: P
     told: list[str] = []
     with trio.fail_after(SAFETY):
         async with trio.open_nursery() as nursery:
-            host = Host()
-            hosting = await nursery.start(partial(host_table, config, host.run))
-            dropped = joiner_of(hosting, tmp_path / "dropped")
-            await leaves_in_the_lobby(dropped, host)
+            host, hosting, dropped = await one_left(nursery, config, tmp_path / "dropped",
+                                                    [])
             saved, = (tmp_path / "dropped").glob("*.gtr")
-            await host.holds(0)  # (the host let its hello go with its connection)
             nursery.start_soon(_play_told, dropped, ended, told)
             await host.holds(1)  # (its hello again)
             nursery.start_soon(_play, joiner_of(hosting, tmp_path / "other"), ended)
