@@ -158,8 +158,15 @@ async def test_a_seat_gone_while_it_owes_heads_is_claimed_on_the_duty_limit(
         return heads_paid(session) and (
             gone.is_set() or not turn_done(session, seat_of_key(session, mine), 4))
 
+    waiting: list[TableSession] = []  # (the patient seats' sessions, woken once it is gone)
+
     def patient(seed: int) -> TableRunner:
-        return table_bot(seed, think=0.01, ready=ready)
+        play = table_bot(seed, think=0.01, ready=ready)
+
+        async def run(session: TableSession) -> None:
+            waiting.append(session)
+            await play(session)
+        return run
 
     async def runner(session: TableSession) -> None:
         found.append(session)
@@ -182,6 +189,8 @@ async def test_a_seat_gone_while_it_owes_heads_is_claimed_on_the_duty_limit(
                 nursery.start_soon(leave_after_my_turn, program)
                 await join_table(joiner, runner)
             gone.set()
+            for waiter in waiting:  # (a seat that waited for it acts now: nothing else may
+                waiter.notify()     # change at the table until someone acts)
     session, = found
     me = session.seat.my_seat
     assert me is not None and not session.done  # (its program went mid-game)
