@@ -1,6 +1,7 @@
 """The control frames of a table (SPEC 3.4, 5.4): a joiner's `hi` carries `have` as one
-count per seat, the host's `ok` says `seats`; what breaks that shape is refused with words
-that say what is wrong, and a host of two seats refuses a table seat's greeting."""
+count per seat, the host's `ok` says `seats`, its `names` pair each hello's key with a name;
+what breaks that shape is refused with words that say what is wrong (a `names` frame's as
+advice only), and a host of two seats refuses a table seat's greeting."""
 
 from __future__ import annotations
 
@@ -75,3 +76,27 @@ def test_a_hi_for_a_seat_that_no_joiner_holds_is_malformed(seat: object) -> None
     with pytest.raises(ControlError, match=r"the hi frame's seat must be a joiner's seat "
                                            r"\(1 to 3\)"):
         control.decode(frame)
+
+
+def test_a_names_frame_pairs_keys_with_names_and_leaves_each_name_to_its_receiver() -> None:
+    # SPEC 3.4 `names`: [[bin[32], name], ...], at most 4; a name that is not one (here
+    # not text) is the receiver's to judge, so it costs only itself, not the frame
+    names = control.Names(((b"a" * 32, "Ana"), (b"b" * 32, 42)))
+    frame = control.encode(names)
+    assert msgpack.unpackb(frame) == {"ctl": "names", "v": 1,
+                                      "names": [[b"a" * 32, "Ana"], [b"b" * 32, 42]]}
+    assert control.decode(frame) == names
+
+
+@pytest.mark.parametrize("names", [
+    "Ana", [[b"a" * 32]], [[b"a" * 31, "Ana"]], [["a" * 32, "Ana"]],
+    [[bytes([n]) * 32, "Ana"] for n in range(5)],
+])
+def test_a_names_frame_of_another_shape_is_advisory_malformed(names: object) -> None:
+    # SPEC 3.4: its receiver says so and plays on, so it is told apart from the malformed
+    # frames that drop a connection
+    with pytest.raises(control.AdvisoryError, match=r"the names frame's names must be an "
+                                                    r"array of at most 4 \[key, name\] pairs"):
+        control.decode(raw(ctl="names", names=names))
+    with pytest.raises(control.AdvisoryError, match="the names frame has unknown keys seat"):
+        control.decode(raw(ctl="names", names=[], seat=1))

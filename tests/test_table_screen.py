@@ -142,6 +142,30 @@ def test_the_seat_list_shows_colours_seats_who_acts_and_points() -> None:
     assert " you " in mine and mine.rstrip().endswith("0 pts")  # nothing planted yet
 
 
+def test_the_seat_list_shows_the_names_the_host_gave_marked_as_its_word() -> None:
+    # SPEC 3.4 `names`: by the key of each seat's hello; at most 24 characters, which a
+    # narrow column cuts visibly; our own seat is still `you`
+    game = Game3()
+    screen = game.screens[1]
+    screen.role = "joiner"
+    flow = game.table.host.flow
+    long = "Maximiliana Wolkenstein"
+    screen.session.names = {bytes(flow.key_of(0)): "Ana", bytes(flow.key_of(1)): "Bo",
+                            bytes(flow.key_of(2)): long}
+    width = 39
+    text = fragments_text(table_view.seats_text(screen, width))
+    heading, *lines = [line for line in text.splitlines() if line.strip()]
+    assert "names: the host's word" in heading
+    by_seat = {int(line[8]): line[10:].split("  ")[0].strip() for line in lines}
+    assert by_seat[0] == "Ana" and by_seat[1] == "you"
+    assert by_seat[2] != long and by_seat[2].endswith("…") and long.startswith(by_seat[2][:-1])
+    assert all(len(line) <= width for line in lines)
+    game.screens[0].session.names = {bytes(flow.key_of(1)): "Bo"}
+    host_view = fragments_text(table_view.seats_text(game.screens[0], width))
+    assert "names: the host's word" not in host_view  # (the host's are its joiners' own)
+    assert " Bo " in host_view
+
+
 def test_an_action_out_of_turn_is_refused_and_nothing_is_sent() -> None:
     game = Game3()
     waiting = game.waiting()

@@ -47,6 +47,12 @@ def seat_of(title: str) -> int:
     return int(found.group(1))
 
 
+def seat_line(screen: str, seat: int) -> str:
+    """The seat list's line of `seat` (`>Red    0 Ana   3 pts`), or ``."""
+    return next((line for line in right(screen)
+                 if re.match(rf"^[> ](Red|Blue|Green) +{seat} ", line)), "")
+
+
 def typed(tmux: Tmux, text: str, on: str) -> None:
     tmux.keys(text, literal=True, to=on)
     tmux.keys("Enter", to=on)
@@ -103,6 +109,15 @@ def test_a_person_hosts_a_table_of_three_with_a_person_and_a_bot(tmp_path: Path,
                            on="joiner")
     me, them = seat_of(host.splitlines()[0]), seat_of(joiner.splitlines()[0])
     assert me == 0 and them in (1, 2)
+    bot = 3 - me - them
+    # every seat's name in both seat lists (SPEC 3.4 `names`): the joiner's from its `hi`,
+    # the host's and its bot's as the host tells them, marked as the host's word
+    host = tmux.wait_for("the joiner's name", lambda s: "Bo" in seat_line(s, them), 30)
+    assert "you" in seat_line(host, me) and "bot" in seat_line(host, bot)
+    joiner = tmux.wait_for("the host's name", lambda s: "Ana" in seat_line(s, 0), 30,
+                           on="joiner")
+    assert "you" in seat_line(joiner, them) and "bot" in seat_line(joiner, bot)
+    assert "names: the host's word" in said(joiner)
 
     # the host's turn in the setup (the joiner places a layer when its turn comes first)
     wait_for_turn(tmux)
@@ -135,8 +150,7 @@ def test_a_person_hosts_a_table_of_three_with_a_person_and_a_bot(tmp_path: Path,
     end = tmux.wait_for("the verdict", lambda s: "result:" in s and ".gtr" in s, 60)
     verdict = said(end).split("result:")[1]
     assert "wins (resignation)" in verdict
-    winner = 3 - me - them  # the bot's seat
-    assert f"(seat {winner}) wins" in verdict
+    assert f"(seat {bot}) wins" in verdict  # (the bot's seat)
     path = saved_path(end)
     assert path.is_file() and str(homes["game"]) in str(path)
     tmux.wait_for("the joiner's verdict", lambda s: "result:" in s, 60, on="joiner")

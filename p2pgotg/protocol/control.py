@@ -1,11 +1,12 @@
 """Session control frames (SPEC 3.4, 3.7): frozen values, and the one validator for them.
 
 Control frames are not signed and prove nothing: they admit a joiner (`hi`, `ok`), refuse or
-stop (`error`), say a side is going (`leave`) or finished (`bye`), and carry the short
-code's PAKE (`pake`). A frame is a control frame when it is a msgpack map with a `ctl` key;
-anything else on the connection is a game message, judged by SPEC 2.3. A control frame
-carries exactly its kind's keys (none missing, none unknown), each of its type, and `v`, the
-integer session version: so two implementations read every frame alike.
+stop (`error`), say a side is going (`leave`) or finished (`bye`), carry the short code's
+PAKE (`pake`), and at a table give each seat's name (`names`). A frame is a control frame
+when it is a msgpack map with a `ctl` key; anything else on the connection is a game
+message, judged by SPEC 2.3. A control frame carries exactly its kind's keys (none missing,
+none unknown), each of its type, and `v`, the integer session version: so two
+implementations read every frame alike.
 
     >>> decode(encode(Bye(have=3)))
     Bye(have=3)
@@ -31,6 +32,11 @@ MAX_REASON = 1000  # characters of an `error` frame's reason (it is shown, escap
 class ControlError(ValueError):
     """A control frame that breaks SPEC 3.4; the text says what is wrong, for the user
     (any text of the peer's in it is escaped already: `printable`)."""
+
+
+class AdvisoryError(ControlError):
+    """A malformed frame of a kind that only advises (`names`, SPEC 3.4): its receiver says
+    so and goes on, for a connection dropped over it would meet the same frame again."""
 
 
 class OtherVersion(ControlError):
@@ -118,6 +124,16 @@ class Pake:
 
 
 @dataclass(frozen=True)
+class Names:
+    """`names`: at a table, the host's word on each seat's name (SPEC 3.4): pairs of the
+    key that signs a seat's hello and the name. Unsigned and advisory: each name is left
+    as sent, for its receiver to check as any name (one bad name costs only itself)."""
+
+    names: tuple[tuple[bytes, object], ...]
+    kind: ClassVar[str] = "names"
+
+
+@dataclass(frozen=True)
 class Unknown:
     """A kind this version does not know: ignored in play, refused where another is due."""
 
@@ -125,9 +141,12 @@ class Unknown:
     kind: ClassVar[str] = "unknown"
 
 
-Control = Hi | Ok | Refusal | Leave | Bye | Pake | Prove | Unknown
-_KINDS: dict[str, type[Hi | Ok | Refusal | Leave | Bye | Pake | Prove]] = {
-    cls.kind: cls for cls in (Hi, Ok, Refusal, Leave, Bye, Pake, Prove)}
+Known = Hi | Ok | Refusal | Leave | Bye | Pake | Prove | Names
+Control = Known | Unknown
+_KINDS: dict[str, type[Known]] = {
+    cls.kind: cls for cls in (Hi, Ok, Refusal, Leave, Bye, Pake, Prove, Names)}
+#: Kinds that only advise: a malformed one raises AdvisoryError, for its receiver to ignore.
+_ADVISORY = frozenset({"names"})
 
 
 def _bin(size: int) -> Callable[[Any], bytes]:
@@ -185,6 +204,22 @@ def _label(value: Any) -> str | None:
     return value[:MAX_REASON] if isinstance(value, str) else None
 
 
+def _seat_names(value: Any) -> tuple[tuple[bytes, object], ...]:
+    """A `names` frame's pairs: at most one per seat, each a hello's key and a name (the
+    name as sent: its receiver checks it)."""
+    shape = f"must be an array of at most {max(TABLE_SEATS)} [key, name] pairs (a key is " \
+        "32 bytes)"
+    if not isinstance(value, list) or len(value) > max(TABLE_SEATS):
+        raise ControlError(shape)
+    pairs = []
+    for item in value:
+        if not (isinstance(item, list) and len(item) == 2 and isinstance(item[0], bytes)
+                and len(item[0]) == 32):
+            raise ControlError(shape)
+        pairs.append((item[0], item[1]))
+    return tuple(pairs)
+
+
 def _game_name(value: Any) -> str:
     """An `ok`'s `rules`: the game's name as a hello gives it (text of 1..32 characters)."""
     if not isinstance(value, str) or not 1 <= len(value) <= 32:
@@ -208,6 +243,7 @@ _SCHEMA: Mapping[str, Mapping[str, Callable[[Any], Any]]] = {
     "bye": {"have": _counts},
     "pake": {"msg": _bin(33), "confirm": _B32, "secret": _bin(16)},
     "prove": {"sig": _bin(64)},
+    "names": {"names": _seat_names},
 }
 _PAKE_SHAPES = ({"msg"}, {"confirm"}, {"confirm", "secret"})
 #: Keys a kind may leave out (absent: None).
@@ -250,27 +286,28 @@ def decode(frame: bytes) -> Control | None:
     schema = _SCHEMA.get(kind)
     if schema is None:
         return Unknown(kind)
+    error = AdvisoryError if kind in _ADVISORY else ControlError
     keys = set(raw)
     unknown, missing = keys - set(schema), set(schema) - keys - _OPTIONAL.get(kind, set())
     if kind == "pake":
         missing = set() if keys in _PAKE_SHAPES else missing
         if keys not in _PAKE_SHAPES and not unknown:
-            raise ControlError(f"a pake frame carries {sorted(keys)}, not msg, confirm, or "
+            raise error(f"a pake frame carries {sorted(keys)}, not msg, confirm, or "
                                "confirm and secret")
     if unknown or missing:
         what = "has unknown keys " + ", ".join(sorted(unknown)) if unknown else \
             "lacks " + ", ".join(sorted(missing))
-        raise ControlError(f"the {kind} frame {what}")
+        raise error(f"the {kind} frame {what}")
     values = {}
     for key, value in raw.items():
         try:
             values[key] = schema[key](value)
         except ControlError as exc:
-            raise ControlError(f"the {kind} frame's {key} {exc}") from None
+            raise error(f"the {kind} frame's {key} {exc}") from None
     return _KINDS[kind](**values)
 
 
-def encode(value: Hi | Ok | Refusal | Leave | Bye | Pake | Prove) -> bytes:
+def encode(value: Known) -> bytes:
     """The frame's bytes: `ctl`, `v`, then its keys (a pake frame only those it carries)."""
     out: dict[str, Any] = {"ctl": value.kind, "v": SESSION_VERSION}
     for field in fields(value):

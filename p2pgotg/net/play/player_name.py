@@ -1,7 +1,8 @@
 """Player names: a display label each player picks once, kept beside the keys, sent to the
 other side in the session's `hi` and `ok` frames (SPEC 3.4) and saved in the transcript
-(SPEC 2.8, 3.5). A name is unsigned and proves nothing: the other side shows it escaped,
-cut short, and always with the key's short fingerprint, which is what identifies a player.
+(SPEC 2.8, 3.5); at a table the host tells every seat each seat's name (`names`, SPEC 3.4).
+A name is unsigned and proves nothing: the other side shows it escaped, cut short, and
+always with the key's short fingerprint, which is what identifies a player.
 
 >>> clean_name("  Ana   Cruz ")
 'Ana Cruz'
@@ -39,6 +40,26 @@ def clean_name(text: str) -> str:
     if not name.isprintable():
         raise BadNameError("a name holds only characters that print (no control codes)")
     return name
+
+
+def checked_name(value: object) -> str:
+    """A name another side sent, judged as a name a player picks (`clean_name`); a value
+    that is not text is refused too. BadNameError says why, never showing the value."""
+    if not isinstance(value, str):
+        raise BadNameError(f"a name is text, not {_what(value)}")
+    return clean_name(value)
+
+
+def _what(value: object) -> str:
+    if value is None:
+        return "nothing (nil)"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, bytes):
+        return "bytes"
+    return "an array" if isinstance(value, list | tuple) else "a map"
 
 
 def name_path() -> Path:

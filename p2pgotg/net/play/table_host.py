@@ -7,8 +7,9 @@ in the host's accepted order, every message the host's seat took (its own, the o
 joiners', violations too), except the joiner's own: the seat takes a message only when it
 holds what the message acknowledges, so nothing is forwarded before what it acknowledges.
 A joiner that comes back (`hi` with the game id, its `seat` and its `have` counts) gets
-exactly what it lacks, then the forwarding goes on. At the end every joiner's `bye` shows
-it holds every message; then the host stops.
+exactly what it lacks, then the forwarding goes on. Each joiner is also told every seat's
+name (`names`, SPEC 3.4: the host's word, unsigned) after what it is owed, again when one
+changes. At the end every joiner's `bye` shows it holds every message; then the host stops.
 """
 
 from __future__ import annotations
@@ -29,11 +30,11 @@ from p2pgotg.games.towers.table import host_seat
 from p2pgotg.net.play.host_invites import Hosting, open_invites
 from p2pgotg.net.play.hosting import HostConfig, refuse
 from p2pgotg.net.play.joining import JoinConfig
-from p2pgotg.net.play.player_name import shown_name
+from p2pgotg.net.play.player_name import BadNameError, checked_name, shown_name
 from p2pgotg.net.play.session import unwrap
 from p2pgotg.net.play.table_joiner import TableRunner, join_table
 from p2pgotg.net.play.table_proof import fresh_nonce, seat_proven
-from p2pgotg.net.play.table_session import TableSession
+from p2pgotg.net.play.table_session import TableSession, hello_key, seat_keys
 from p2pgotg.net.reaching.control_frames import SessionError, expect
 from p2pgotg.net.reaching.invite import Invite
 from p2pgotg.net.reaching.pake_link import ShortCodeGate, is_pake_frame
@@ -52,6 +53,7 @@ from p2pgotg.protocol.printable import printable
 from p2pgotg.protocol.table.flow import WITHDRAWN
 
 FULL_WORDS = "this table is full: its {n} seats are taken"
+BOT_NAME = "bot"  # the name the host's bot seats give (SPEC 3.4 `names`)
 
 
 @dataclass(eq=False)
@@ -68,6 +70,8 @@ class _Link:
     bye: tuple[int, ...] | None = None
     said: tuple[int, ...] | None = None  # the counts of our last `bye` on this connection
     gone: trio.Event = field(default_factory=trio.Event)
+    name: str | None = None  # the name its `hi` gave, once checked (SPEC 3.4)
+    named: tuple[tuple[bytes, str], ...] | None = None  # our last `names` on it
 
 
 class TableHost:
@@ -91,6 +95,8 @@ class TableHost:
                                    config.limits, on_status=on_status)
             session.perform(lambda s: s.start())
         self.session = session
+        if config.name:
+            session.names[session.public_key] = config.name
         self.links: list[_Link] = []
         #: Each joiner seat's last `bye` counts: a joiner that said it holds everything
         #: leaves at once, before the others have said so (SPEC 3.4's `bye`).
@@ -124,7 +130,7 @@ class TableHost:
             self.on_status(f"a joiner was refused: {refusal}")
             await refuse(channel, refusal)
             return
-        link = _Link(channel, seat=hi.seat)
+        link = _Link(channel, seat=hi.seat, name=self._name_of(hi))
         try:
             with trio.fail_after(limits.handshake):
                 await self._greet(link)
@@ -136,6 +142,17 @@ class TableHost:
             return  # (the seat's own connection, if any, is left alone)
         ticket.release()
         await self._serve(link, hi)
+
+    def _name_of(self, hi: control.Hi) -> str | None:
+        """The joiner's name, checked as any name is before we show or relay it; a bad
+        one is said and left out (SPEC 3.4)."""
+        if hi.name is None:
+            return None
+        try:
+            return checked_name(hi.name)
+        except BadNameError as exc:
+            self.on_status(f"a joiner's name is ignored: {exc}")
+            return None
 
     def _decide(self, hi: control.Hi) -> str | None:
         """Why `hi` is refused (SPEC 3.4, 5.4), or None: admitted."""
@@ -194,6 +211,7 @@ class TableHost:
             old.scope.cancel()
             await old.gone.wait()
         self.links.append(link)
+        self._learn_name(link)
         try:
             if isinstance(hi.have, tuple):
                 backlog = session.seat.lacking(hi.have)
@@ -247,6 +265,11 @@ class TableHost:
                     if author != link.seat and frame != link.hello:
                         await link.channel.send(frame)
                 continue
+            names = self._names()
+            if link.named != names:  # (after the host's hello: an older joiner ignores it)
+                await link.channel.send(control.encode(control.Names(names)))
+                link.named = names
+                continue
             have = session.have()
             if session.done and link.said != have:
                 await session.durable()
@@ -262,6 +285,8 @@ class TableHost:
             frame = await link.channel.receive()
             try:
                 ctl = control.decode(frame)
+            except control.AdvisoryError:
+                continue  # (`names` come from the host: a joiner's are ignored, any shape)
             except control.ControlError as exc:
                 raise SessionError(f"a malformed control frame: {exc}") from None
             if isinstance(ctl, control.Bye):
@@ -293,6 +318,26 @@ class TableHost:
             if link.hello is None and link.seat is None:
                 link.hello = frame  # (a joiner's first message is its hello, SPEC 5.3)
                 link.seat = session.seat.seat_of_hello(frame)
+                self._learn_name(link)
+
+    def _learn_name(self, link: _Link) -> None:
+        """Keep the joiner's name under its hello's key once both are known: every
+        connection is then told (SPEC 3.4 `names`)."""
+        session = self.session
+        key: bytes | None = None
+        if link.seat is not None and session.seat.flow.rostered:
+            key = bytes(session.seat.flow.key_of(link.seat))
+        elif link.hello is not None:
+            key = hello_key(link.hello)
+        if key is None or link.name is None or session.names.get(key) == link.name:
+            return
+        session.names[key] = link.name
+        session.notify()
+
+    def _names(self) -> tuple[tuple[bytes, str], ...]:
+        """The `names` pairs: each hello held whose seat has a name, in seat order."""
+        names = self.session.names
+        return tuple((key, names[key]) for key in seat_keys(self.session.seat) if key in names)
 
     def _settled(self) -> bool:
         """The game is over and every joiner said it holds every message."""
@@ -392,7 +437,7 @@ async def host_table(config: HostConfig, run_seat: TableRunner, *, bot_seats: in
             assert bot is not None
             joiner = JoinConfig(bot_key(config.key, host.join_secret, k),
                                 Invite(address, hosting.port, pin, host.join_secret),
-                                config.save_dir, config.limits)
+                                config.save_dir, config.limits, name=BOT_NAME)
             nursery.start_soon(partial(join_table, joiner, bot(k),
                                        on_status=partial(_bot_line, on_status, k)))
         task_status.started(hosting)

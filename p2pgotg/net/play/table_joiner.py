@@ -4,7 +4,8 @@ game is over and the host holds every message.
 The first connection learns from `ok` that the invite is a table's (`seats`) and makes the
 seat from the host's hello; a later one (or a program started again, from its own file)
 says in its `hi` the game id, its seat and how many messages of each seat it holds, takes
-what it lacks, and resends its own from the host's count on.
+what it lacks, and resends its own from the host's count on. Every connection brings the
+host's word on each seat's name again (`names`, SPEC 3.4), so none is saved.
 """
 
 from __future__ import annotations
@@ -289,8 +290,14 @@ async def _read(session: TableSession, channel: FramedChannel, scope: trio.Cance
             continue
         try:
             ctl = control.decode(frame)
+        except control.AdvisoryError as exc:  # (names only advise: say so, go on)
+            session.on_status(f"the host's seat names are ignored: {exc}")
+            continue
         except control.ControlError as exc:
             raise SessionError(f"a malformed control frame from the host: {exc}") from None
+        if isinstance(ctl, control.Names):
+            session.take_names(ctl.names)
+            continue
         if isinstance(ctl, control.Bye):
             session.host_bye = ctl.have if isinstance(ctl.have, tuple) else None
             session.notify()

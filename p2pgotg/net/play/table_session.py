@@ -22,6 +22,7 @@ from p2pgotg.crypto import public_bytes
 from p2pgotg.games.towers.table import restored_seat
 from p2pgotg.net.play.clock import Clocks
 from p2pgotg.net.play.game_lock import GameInUseError
+from p2pgotg.net.play.player_name import BadNameError, checked_name, key_label
 from p2pgotg.net.play.saved_games import GameInUse
 from p2pgotg.net.play.session import StorageError, Timeouts
 from p2pgotg.net.play.table_file import read_table_file
@@ -65,6 +66,10 @@ class TableSession:
     events: list[Event] = field(default_factory=list)
     host_bye: tuple[int, ...] | None = None  # (a joiner's) the counts of the host's last bye
     port: int | None = None  # (the host's) the port it listens on, saved in its file
+    #: Each seat's name by the key of its hello (SPEC 3.4 `names`): the host's as its
+    #: joiners gave them, a joiner's as the host last said. Never saved: the host says them
+    #: on every connection, and a joiner gives its own again in every `hi`.
+    names: dict[bytes, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._away_since: float | None = None
@@ -151,6 +156,23 @@ class TableSession:
     @property
     def public_key(self) -> bytes:
         return public_bytes(self.key)
+
+    def take_names(self, given: tuple[tuple[bytes, object], ...]) -> None:
+        """(A joiner's) the host's `names` (SPEC 3.4): each checked as any name is, a bad
+        one said in a status line and left out; they replace what the host said before."""
+        names = {}
+        for key, value in given:
+            try:
+                names[key] = checked_name(value)
+            except BadNameError as exc:
+                self.on_status(f"the host's name for {self._whose(key)} is ignored: {exc}")
+        if names != self.names:
+            self.names = names
+            self.notify()
+
+    def _whose(self, key: bytes) -> str:
+        seat = self.seat.flow.seat_of_key(key)
+        return key_label(key) if seat is None else f"seat {seat}"
 
     def first_hash(self) -> bytes | None:
         """The body hash of the host's hello, the table's first message (None before it)."""
@@ -399,10 +421,21 @@ def own_messages(seat: TableSeat, key: bytes) -> list[bytes]:
     left it out would skip its first unsent message when it resends."""
     me = seat.my_seat
     return [data for author, data in seat.accepted
-            if (author >= 0 and author == me) or (author < 0 and _hello_key(data) == key)]
+            if (author >= 0 and author == me) or (author < 0 and hello_key(data) == key)]
 
 
-def _hello_key(data: bytes) -> bytes | None:
+def seat_keys(seat: TableSeat) -> list[bytes]:
+    """The keys of the hellos `seat` holds: every seat's by seat once the roster is out,
+    before it the host's first, then each waiting joiner's (SPEC 5.3)."""
+    flow = seat.flow
+    if flow.rostered:
+        return [bytes(flow.key_of(n)) for n in range(flow.n)]
+    host = [] if flow.host_hello is None else [flow.host_hello.body]
+    return [bytes(body["key"]) for body in [*host, *(p.body for p in flow.pending.values())]]
+
+
+def hello_key(data: bytes) -> bytes | None:
+    """The identity key of a table's hello (None for any other message, or garbage)."""
     try:
         body = TableBody.decode(Envelope.decode(data).body_bytes)
     except WireError:

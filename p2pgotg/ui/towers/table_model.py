@@ -127,20 +127,28 @@ class TableScreen:
             and status.seat_to_act == self.my_seat
 
     def label(self, seat: int) -> str:
-        """Who sits at `seat`: `you`, `bot`, a name the session knows, or ``."""
+        """Who sits at `seat`: `you`, the seat's name, `bot`, or ``."""
         if seat == self.my_seat:
             return "you"
         session = self.session
         if session is None:
             return ""
-        names = getattr(session, "names", None) or {}
-        if seat in names:
-            return str(names[seat])
         try:
             key = session.seat.flow.key_of(seat)
         except (IndexError, KeyError, AttributeError):
             return ""
-        return self.labels.get(bytes(key), "")
+        return self.name_of(bytes(key))
+
+    def name_of(self, key: bytes) -> str:
+        """The name of the seat whose hello `key` signs, as the session was told it (SPEC
+        3.4 `names`: checked already), else our own label of it (`bot`), else ``."""
+        names = getattr(self.session, "names", None) or {}
+        return str(names.get(key) or self.labels.get(key, ""))
+
+    @property
+    def names_heard(self) -> bool:
+        """Whether the names shown are the host's word (a joiner's screen, SPEC 3.4)."""
+        return self.role == "joiner" and bool(getattr(self.session, "names", None))
 
     def who(self, seat: int) -> str:
         """`you`, else `Blue (seat 2)` once the order is known, `seat 2` before (as verify

@@ -8,6 +8,10 @@ from __future__ import annotations
 
 import textwrap
 
+from prompt_toolkit.utils import get_cwidth
+
+from p2pgotg.net.play.table_session import seat_keys
+from p2pgotg.protocol.printable import ELLIPSIS
 from p2pgotg.ui.board import Fragments, Marks
 from p2pgotg.ui.towers import board
 from p2pgotg.ui.towers.acting import targets
@@ -23,6 +27,8 @@ OWED_WORDS = {"coin_open": "its coin opening", "choice": "its setup choice",
               "action": "its action", "heads": "its heads"}
 #: A seat that has owed something this long is shown as waited for.
 WAITED = 10.0
+#: Beside the seats on a joiner's screen: names are the host's word (SPEC 3.4 `names`).
+NAMES_NOTE = "names: the host's word"
 
 
 def title(screen: TableScreen) -> str:
@@ -54,10 +60,10 @@ def lobby_text(screen: TableScreen, width: int) -> Fragments:
     """Before the roster: how many seats are taken, by whom, and the invite to share."""
     seated = _seated_keys(screen)
     out: Fragments = [("class:heading", f" waiting for seats: {len(seated)} of {screen.size}"),
-                      ("", "\n\n")]
+                      *_names_note(screen), ("", "\n\n")]
     for n, (key, host) in enumerate(seated):
         mine = screen.session is not None and key == screen.session.seat.public_key
-        who = "you" if mine else screen.labels.get(key, "")
+        who = "you" if mine else screen.name_of(key)
         role = "the host" if host else f"joiner {n}"
         out.append(("", f"  {role:<9} key {key[:6].hex()}{'  ' + who if who else ''}\n"))
     for _ in range(screen.size - len(seated)):
@@ -72,17 +78,17 @@ def lobby_text(screen: TableScreen, width: int) -> Fragments:
     return out
 
 
+def _names_note(screen: TableScreen) -> Fragments:
+    """On a joiner's screen, once names are shown: whose word they are (SPEC 3.4)."""
+    return [("class:dim", f"  ({NAMES_NOTE})")] if screen.names_heard else []
+
+
 def _seated_keys(screen: TableScreen) -> list[tuple[bytes, bool]]:
     """(key, is the host) of every hello held before the roster, the host's first."""
     session = screen.session
     if session is None:
         return []
-    flow = session.seat.flow
-    keys: list[tuple[bytes, bool]] = []
-    if flow.host_hello is not None:
-        keys.append((bytes(flow.host_hello.body["key"]), True))
-    keys += [(bytes(p.body["key"]), False) for p in flow.pending.values()]
-    return keys
+    return [(key, n == 0) for n, key in enumerate(seat_keys(session.seat))]
 
 
 def board_text(screen: TableScreen) -> Fragments:
@@ -108,17 +114,18 @@ def seats_text(screen: TableScreen, width: int) -> Fragments:
     game = screen.game
     if status is None:
         return []
-    out: Fragments = [("class:heading", "Seats"), ("", "\n")]
+    out: Fragments = [("class:heading", "Seats"), *_names_note(screen), ("", "\n")]
     points = game.seat_points() if game is not None else None
     clocks = getattr(screen.session, "clocks", None)
     now = screen.now()
     seats = list(status.order) if status.order is not None else list(range(status.seats))
+    labels = {seat: screen.label(seat) or "-" for seat in seats}
+    room = max(4, min(max(map(get_cwidth, labels.values())), width - 24))
     for seat in seats:
         c = screen.colour_of(seat)
         mark = ">" if seat == status.seat_to_act and not status.over else " "
         name = colour(c) if c is not None else "?"
-        who = _short(screen.label(seat)) or "-"
-        line = f"{name:<6} {seat} {who:<4}"
+        line = f"{name:<6} {seat} {_fit(labels[seat], room)}"
         if seat in status.left:
             state = "left: " + LEFT_WORDS.get(status.left[seat], status.left[seat])
         else:
@@ -127,9 +134,19 @@ def seats_text(screen: TableScreen, width: int) -> Fragments:
                 state += f" {clock_text(clocks.remaining(str(seat), now))}"
         out.append(("class:strong", mark))
         out.append((colour_style(c) if c is not None else "", line))
-        out.append(("", f" {state}"[: max(0, width - len(line) - 2)] + "\n"))
+        out.append(("", f" {state}"[: max(0, width - get_cwidth(line) - 2)] + "\n"))
     out += _waiting_lines(screen, width)
     return out
+
+
+def _fit(text: str, columns: int) -> str:
+    """`text` in exactly `columns` terminal columns (a wide character takes two): padded,
+    or cut with an ellipsis."""
+    if get_cwidth(text) > columns:
+        while get_cwidth(text) > columns - 1:
+            text = text[:-1]
+        text += ELLIPSIS
+    return text + " " * (columns - get_cwidth(text))
 
 
 def _waiting_lines(screen: TableScreen, width: int) -> Fragments:
