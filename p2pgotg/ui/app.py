@@ -86,7 +86,7 @@ def board_screen_need(state: AppState, columns: int, chrome: int) -> tuple[int, 
     columns_of = BOARD_COLUMNS.get(state.screen)
     if columns_of and away_panel.shown(state):
         tallest = max(needed_rows(column(state), columns) for column in columns_of)
-        panel = needed_rows(away_panel.panel(state, columns), columns)
+        panel = away_panel.rows(state, columns)
         need = (need[0], max(need[1], chrome + tallest + panel))
     return need
 
@@ -146,10 +146,7 @@ def _bodies(view: _View) -> list[ConditionalContainer]:
     text, show = view.text, view.show
     # The whole width under the board while the other side is away: its codes are
     # copied whole from there (away_panel.py). One window, shown on both screens.
-    away = ConditionalContainer(
-        Window(FormattedTextControl(lambda: away_panel.panel(view.state, view.columns())),
-               dont_extend_height=True),
-        Condition(lambda: away_panel.shown(view.state)))
+    away = away_panel.container(view.state)
     return [
         ConditionalContainer(text(start_screen.body, wrap_lines=True), show(Screen.START)),
         ConditionalContainer(text(games_screen.body, wrap_lines=True), show(Screen.GAMES)),
