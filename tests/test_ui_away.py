@@ -160,9 +160,16 @@ async def test_a_host_takes_a_reply_code_on_the_game_screens(tmp_path, mock_cloc
 
 
 async def test_a_joiner_is_told_to_send_its_code_not_to_take_one(tmp_path, mock_clock):
+    """Also with a code typed after `reply`: the prompt's words, and nothing handed on
+    (the runner would have said that this host listens on this computer only)."""
     state, _session = away_game(tmp_path, JOINER)
     play_screen.submit(state, "r")
     assert state.prompt is None and "only the host takes reply codes" in state.status
+    code = ReplyCode.make([Candidate(PUNCH, "198.51.100.7", 21001)], 1_700_000_000,
+                          bytes(8), SECRET).encode()
+    play_screen.submit(state, f"reply {code}")
+    assert state.status == "only the host takes reply codes: send yours to the host"
+    assert state.driver.replies == []  # type: ignore[attr-defined]
 
 
 def test_an_invite_is_labelled_by_everything_it_lists() -> None:
