@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import os
 import re
-import shlex
 import subprocess
 import sys
 import time
@@ -414,23 +413,18 @@ def test_across_two_nats_each_side_copies_its_code_whole_and_the_host_takes_it_i
     invite, each on lines of its own across the width, read whole from the pane; the host
     types `reply CODE` on its action line (a mistyped one first: one line says why) and
     the game comes back."""
-    from netbed import STUN_ARGS, Bed, missing_tools
+    from netbed import Bed, missing_tools
 
     assert not missing_tools(), "the test bed needs its tools (.ci/run installs them)"
     bed = Bed().build()
-    python, stun = shlex.quote(sys.executable), " ".join(STUN_ARGS)
-
-    def command(ns: str, home: str, args: str) -> str:
-        return (f"ip netns exec {bed.ns(ns)} env P2PGOTG_NAME={home} P2PGOTG_HOME="
-                f"{shlex.quote(str(tmp_path / home))} PYTHONPATH={shlex.quote(str(ROOT))} "
-                f"{python} -m p2pgotg {args} --ascii {stun}; echo EXITED $?; sleep 30")
-
     try:
-        tmux.start(command("hC", "host", "host --game towers --no-port-map"), name="host")
-        screen = tmux.wait_for("the invite", lambda s: "allows hole punching" in s
-                               and "gg2-" in s, 60, on="host")
+        tmux.start(bed.terminal_line("hC", tmp_path / "host",
+                                     "host --game towers --no-port-map"), name="host")
+        screen = tmux.wait_for("an invite that a reply code can answer", lambda s:
+                               "allows hole punching" in s and "gg2-" in s, 60, on="host")
         invite = re.search(r"gg2-[a-z2-7]+", screen.replace("\n", "")).group(0)
-        tmux.start(command("hA", "joiner", f"join {invite}"), name="join")
+        tmux.start(bed.terminal_line("hA", tmp_path / "joiner", f"join {invite}"),
+                   name="join")
         screen = tmux.wait_for("the reply code", lambda s: "gr1-" in s, 60, on="join")
         first = re.search(r"gr1-[a-z2-7]+", screen).group(0)
         tmux.keys("r", to="host")
