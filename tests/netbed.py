@@ -38,6 +38,7 @@ import atexit
 import contextlib
 import os
 import re
+import shlex
 import shutil
 import signal
 import subprocess
@@ -181,6 +182,14 @@ class Bed:
         """``python -m p2pgotg ARGS`` inside ``ns``, with its own home directory."""
         env = {**os.environ, "P2PGOTG_HOME": str(home), "PYTHONUNBUFFERED": "1"}
         return self.spawn(ns, [sys.executable, "-m", "p2pgotg", *args], env=env, **popen)
+
+    def terminal_line(self, ns: str, home: Path, args: str) -> str:
+        """The shell line a terminal (tmux) runs for ``p2pgotg ARGS --ascii`` inside
+        ``ns``, asking the bed's STUN servers, with its own home directory and the player
+        named after it; then ``EXITED`` and its exit code, kept on the screen a while."""
+        return (f"ip netns exec {self.ns(ns)} env P2PGOTG_NAME={shlex.quote(home.name)} "
+                f"P2PGOTG_HOME={shlex.quote(str(home))} {shlex.quote(sys.executable)} -m "
+                f"p2pgotg {args} --ascii {' '.join(STUN_ARGS)}; echo EXITED $?; sleep 30")
 
     # -- building ------------------------------------------------------------------------
 

@@ -385,19 +385,12 @@ def test_the_host_screen_takes_a_reply_code_from_a_joiner_on_the_start_screen(be
     the start screen (its join asks STUN, as `join` does, so it can make a reply code), the
     host's screen takes a mistyped code, another game's code, then the right one, and
     both punch through."""
-    import shlex
-    import sys
-
     from test_ui_tmux import Tmux
 
     tmux = Tmux(tmp_path / "tmux.sock")
-    python = shlex.quote(sys.executable)
-    stun = " ".join(STUN_ARGS)
 
     def command(ns: str, home: str, args: str) -> str:
-        return (f"ip netns exec {bed.ns(ns)} env P2PGOTG_NAME={home} P2PGOTG_HOME="
-                f"{shlex.quote(str(tmp_path / home))} {python} -m p2pgotg {args} --ascii "
-                f"{stun}; echo EXITED $?; sleep 30")
+        return bed.terminal_line(ns, tmp_path / home, args)
 
     try:
         tmux.start(command("hC", "host", "host --no-port-map"), name="host")

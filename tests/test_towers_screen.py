@@ -5,20 +5,25 @@ chapter 4 (worked by hand below), not from the code under test."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 import pytest
+from screens import code_on_lines_of_its_own, rendered
 from test_ui_state import SyncDriver
 
 from p2pgotg.games.towers.peer import TowersPeer
 from p2pgotg.games.towers.rules import Game, RuleOptions
 from p2pgotg.net.play.clock import Clocks
 from p2pgotg.net.play.session import Link
+from p2pgotg.net.reaching.invite import NAT_EASY, Invite
 from p2pgotg.protocol import HOST, JOINER
 from p2pgotg.protocol.events import Event
+from p2pgotg.reach.candidates import LAN, MAPPED, ONION, PUNCH, Candidate
+from p2pgotg.reach.reply_code import ReplyCode
 from p2pgotg.testing.pair import TLS_FP, DetRand, det_key
 from p2pgotg.ui.board import fragments_text
-from p2pgotg.ui.state import AppState, Confirm, Mode, Screen
+from p2pgotg.ui.state import AppState, Confirm, Mode, Prompt, Screen
 from p2pgotg.ui.towers import board, end, owns, play
 from p2pgotg.ui.towers.commands import CommandError, parse_command
 from p2pgotg.ui.towers.panel import table
@@ -400,26 +405,153 @@ def test_the_help_on_a_towers_screen_is_towers_keys_and_rules() -> None:
     assert not any("Spy" in line for line in lines)  # (not Game of the Generals')
 
 
-def test_a_host_whose_other_side_is_away_shows_the_invite_on_lines_of_its_own() -> None:
-    # SPEC 3.6: the game is saved and goes on when they come back; SPEC 3.8: the code that
-    # brings them back stands on lines of its own, nothing before or after it
-    state, red, _blue = seated()
-    state.mode = Mode.HOST
-    code = "gr2-" + "x" * 60
-    state.invites = [code]
-    assert "They can come back" not in fragments_text(play.turn_text(state, 40))
+# -- while the other side is away (SPEC 3.6, 3.8) -----------------------------------------
+
+SECRET = bytes(range(16))
+#: A host's invite that lists a punch candidate: the host takes reply codes (SPEC 3.8).
+INVITE = Invite.v2([Candidate(LAN, "192.168.1.2", 4000), Candidate(PUNCH, "203.0.113.9",
+                                                                   21000)],
+                   bytes(32), SECRET, NAT_EASY).encode()
+REPLY = ReplyCode.make([Candidate(PUNCH, "198.51.100.7", 21001)], 1_700_000_000, bytes(8),
+                       SECRET).encode()
+
+
+class ReplyDriver(SyncDriver):
+    """The runner's part, with the reply codes it is handed kept (the runner passes them
+    to the running host: `Controller.take_reply`)."""
+
+    def __init__(self, state: AppState) -> None:
+        super().__init__(state)
+        self.replies: list[str] = []
+
+    def take_reply(self, code: str) -> None:
+        self.replies.append(code)
+
+
+def away(mode: Mode, invite: str = INVITE, options: RuleOptions | None = None
+         ) -> tuple[AppState, TableSession, ReplyDriver]:
+    """A Towers game of two seen from Red's seat as `mode`'s player, whose other side has
+    just gone away."""
+    state, red, _blue = seated(options)
+    state.mode = mode
+    driver = state.driver = ReplyDriver(state)
+    state.invites = [invite] if mode is Mode.HOST else []
     red.link = Link.RECONNECTING
-    lines = fragments_text(play.turn_text(state, 40)).splitlines()
-    assert all(len(line) <= 39 for line in lines)  # (the column, less a space)
-    came = lines.index("They can come back with:")
-    start = next(n for n, line in enumerate(lines) if line.startswith("The connection"))
-    assert " ".join(lines[start:came]) == \
-        "The connection dropped. The game is saved; it goes on when they come back."
-    assert "".join(lines[came + 1:]) == code and len(lines) > came + 2  # (broken, not cut)
+    return state, red, driver
+
+
+def test_an_away_hosts_invite_stands_across_the_width_under_the_board() -> None:
+    """SPEC 3.8: each code "is shown on lines of its own across the whole width, nothing
+    before or after it, so that a selection copies it whole"; the column beside the board
+    broke the invite into 40-column pieces beside the log. The board and its counts stay
+    whole in an 80x24 window."""
+    state, red, _driver = away(Mode.HOST)
+    lines = rendered(state)
+    pieces = code_on_lines_of_its_own(lines, INVITE)
+    assert len(pieces) == 2  # (116 characters: 79, then the rest)
+    words = " ".join(lines[1:lines.index(pieces[0])])
+    assert "The connection dropped. The game is saved; it goes on when they come back." \
+        in words
+    assert "If they send you a reply code, type r and Enter (or paste it) to take it. " \
+        "Their invite code:" in words
+    squares = cells("\n".join(lines))  # the board, every square, and the counts
+    assert len(squares) == 25 and counts_whole(lines, ("Red", "Blue"))
+    assert not any(INVITE[:20] in line[board.WIDTH:] for line in lines[:14])
+    column = fragments_text(play.turn_text(state, 41))  # (beside the board: the turn only)
+    assert "connection dropped" not in column and "gg2-" not in column
+    assert play.hints(state).startswith("r Enter: take a reply code")
     red.link = Link.CONNECTING  # (a host waits for the joiner to come back: still away)
-    assert "They can come back with:" in fragments_text(play.turn_text(state, 40))
-    state.mode = Mode.JOIN  # (a joiner on its way back says nothing yet)
-    assert "connection dropped" not in fragments_text(play.turn_text(state, 40))
+    assert INVITE[:79] in rendered(state)
+    red.link = Link.CONNECTED
+    assert not any("gg2-" in line or "dropped" in line for line in rendered(state))
+
+
+def test_a_returning_joiners_reply_code_stands_across_the_width_under_the_board() -> None:
+    """The joiner's fresh reply code (shown after 4 s, SPEC 3.8) on a line of its own."""
+    state, red, _driver = away(Mode.JOIN)
+    red.link = Link.CONNECTING  # (a joiner on its way back says nothing yet)
+    assert not any("dropped" in line for line in rendered(state))
+    red.link = Link.RECONNECTING
+    state.reply_code = REPLY
+    lines = rendered(state)
+    assert code_on_lines_of_its_own(lines, REPLY) == [REPLY]
+    at = lines.index(REPLY)
+    assert "send them this reply code (they press r, or run p2pgotg host --reply CODE):" \
+        in " ".join(lines[at - 2:at])
+    assert len(cells("\n".join(lines))) == 25 and counts_whole(lines, ("Red", "Blue"))
+
+
+def long_invite(lan6: int) -> str:
+    """An invite of a host with many addresses: its LAN's, `lan6` IPv6 ones, a mapped and a
+    punch candidate and its onion service (SPEC 3.8)."""
+    from p2pgotg.reach.tor_onion import onion_address
+
+    return Invite.v2([Candidate(LAN, "192.168.1.2", 4000),
+                      *(Candidate(LAN, f"fd00::{n}", 4000) for n in range(2, 2 + lan6)),
+                      Candidate(MAPPED, "198.51.100.1", 4000),
+                      Candidate(PUNCH, "198.51.100.1", 21000),
+                      Candidate(ONION, onion_address(bytes(32)), 4000)],
+                     bytes(32), SECRET, NAT_EASY).encode()
+
+
+def counts_whole(lines: list[str], colours: tuple[str, ...]) -> bool:
+    """Every colour's row of the counts is on the screen (beside the board or under it)."""
+    return all(any(re.search(rf"[ >]{c} \((you|opp)\) +\d+ +\d+ +\d+ +\d+$", line)
+                   for line in lines) for c in colours)
+
+
+def test_a_long_invite_fits_80x24_and_a_taller_screen_asks_for_more_rows() -> None:
+    """Nothing is cut, and an 80x24 window keeps the board: while the panel is under the
+    board the counts stand beside it, so four lines of code fit with everything else;
+    where even that is too much (four colours, clocks, five lines of code), the window
+    says how large it must be, and at that size everything is whole."""
+    code = long_invite(1)
+    state, _red, _driver = away(Mode.HOST, code)
+    lines = rendered(state)
+    assert len(code_on_lines_of_its_own(lines, code)) == 4
+    assert len(cells("\n".join(lines))) == 25 and counts_whole(lines, ("Red", "Blue"))
+
+    code = long_invite(4)
+    options = RuleOptions(seats=4, teams=True, clock_seconds=600)
+    state, red, _driver = away(Mode.HOST, code, options)
+    red.clocks = Clocks(600, 0)
+    small = " ".join(rendered(state))
+    assert "This window is 80x24: this screen needs at least 80x" in small, small
+    need = int(small.split("needs at least 80x")[1].split()[0])
+    lines = rendered(state, rows=need)
+    assert len(code_on_lines_of_its_own(lines, code)) == 5
+    assert len(cells("\n".join(lines))) == 25 and "clocks: " in "\n".join(lines)
+    assert counts_whole(lines, ("Red", "Blue", "Green", "Yellow"))
+    assert any("teams: Red+Green" in line for line in lines)
+
+
+def test_a_towers_host_takes_a_reply_code_at_the_action_line() -> None:
+    """SPEC 3.8: "the move line's `r` or `reply`, or the code pasted there", with the words
+    of Game of the Generals' screens; a malformed code is one line that says what is wrong,
+    and nothing is handed on."""
+    state, red, driver = away(Mode.HOST)
+    play.submit(state, f"reply {REPLY}")
+    assert driver.replies == [REPLY] and not state.status_error
+    assert state.status == "taking the reply code: punching through the NATs..."
+    play.submit(state, f"reply: {REPLY}")  # (pasted with the joiner's label)
+    play.submit(state, REPLY)  # (pasted alone)
+    assert driver.replies == [REPLY] * 3
+    play.submit(state, "r")  # alone: the reply prompt, as on the move line
+    assert state.prompt is Prompt.REPLY_CODE
+    assert play.hints(state).startswith("paste the reply code the other player sent you")
+    state.prompt = None
+    for typo in ("reply gr1-aaaa", REPLY[:-3]):
+        play.submit(state, typo)
+        assert state.status_error and state.status.startswith("bad reply code") and \
+            state.status.endswith("check that all of it was copied"), state.status
+        assert "\n" not in state.status and driver.replies == [REPLY] * 3
+    red.link = Link.CONNECTED
+    play.submit(state, f"reply {REPLY}")
+    assert state.status == "the other player is already connected: no reply code is needed"
+    joiner, _red, joiner_driver = away(Mode.JOIN)
+    play.submit(joiner, f"reply {REPLY}")
+    assert joiner.status == "only the host takes reply codes: send yours to the host"
+    assert joiner_driver.replies == [] and joiner.prompt is None
 
 
 def test_the_clocks_show_beside_the_board_when_the_rules_have_them() -> None:

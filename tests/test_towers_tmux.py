@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
+from screens import code_on_lines_of_its_own
 from test_ui_newcomer import invite_code, start_p2pgotg
 from test_ui_tmux import ROOT, Tmux, _command
 
@@ -373,6 +374,100 @@ def test_the_game_is_claimed_when_the_other_side_stays_away(tmp_path: Path,
     screen = tmux.wait_for("the claim", lambda s: "You win: they left the game" in s, 30)
     words = " ".join(screen.split())
     assert "(points: Red" in words and "a claim by you: your word" in words
+
+
+@pytest.mark.slow
+def test_an_away_hosts_invite_is_copied_whole_from_under_the_board(tmp_path: Path,
+                                                                   tmux: Tmux) -> None:
+    """SPEC 3.8: the code that brings the other side back "is shown on lines of its own
+    across the whole width, nothing before or after it"; the column beside the board broke
+    it into 40-column pieces beside the log. The joiner's program goes away: the invite
+    the host's screen showed at first is read back whole from under the board, with the
+    board and its counts whole above it."""
+    tmux.start(_command(tmp_path / "host", "host --game towers --bind 127.0.0.1 --ascii"))
+    code = invite_code(tmux.wait_for("the invite", lambda s: "gg1-" in s, 20))
+    joiner = start_p2pgotg(tmp_path / "joiner", "join", code, "--bot", "--bot-delay", "1")
+    try:
+        tmux.wait_for("the game", lambda s: len(Screen(s).squares) == 25, 20)
+    finally:
+        joiner.kill()  # the other player's computer is gone
+        joiner.wait()
+    screen = Screen(tmux.wait_for("the away panel", lambda s: code[:40] in s, 30))
+    assert len(code_on_lines_of_its_own(screen.lines, code)) == 2  # (79, then the rest)
+    assert "They come back with the same command. Their invite code:" in screen.lines
+    assert len(screen.squares) == 25 and " Blue (" in screen.text and ">" in screen.text
+    print(screen.text)  # for the record (pytest -s)
+    # this host listens on this computer only: a reply code is refused in one line
+    typed(tmux, "reply gr1-aebagbafaaaqgaaaaaaaa")
+    screen = Screen(tmux.wait_for("the refusal", lambda s: "no reply code can be taken" in
+                                  " ".join(s.split())))
+    assert "Traceback" not in screen.text and code[:40] in screen.text
+
+
+@pytest.mark.slow
+def test_across_two_nats_each_side_copies_its_code_whole_and_the_host_takes_it_in_game(
+        tmp_path: Path, tmux: Tmux) -> None:
+    """Two homes behind easy NATs (tests/netbed.py), the screens in real terminals: a Towers
+    game punched through with the joiner's reply code; then the joiner's router restarts
+    (its mapping moves). SPEC 3.8: the joiner shows a fresh reply code, and the host its
+    invite, each on lines of its own across the width, read whole from the pane; the host
+    types `reply CODE` on its action line (a mistyped one first: one line says why) and
+    the game comes back."""
+    from netbed import Bed, missing_tools
+
+    assert not missing_tools(), "the test bed needs its tools (.ci/run installs them)"
+    bed = Bed().build()
+    try:
+        tmux.start(bed.terminal_line("hC", tmp_path / "host",
+                                     "host --game towers --no-port-map"), name="host")
+        screen = tmux.wait_for("an invite that a reply code can answer", lambda s:
+                               "allows hole punching" in s and "gg2-" in s, 60, on="host")
+        invite = re.search(r"gg2-[a-z2-7]+", screen.replace("\n", "")).group(0)
+        tmux.start(bed.terminal_line("hA", tmp_path / "joiner", f"join {invite}"),
+                   name="join")
+        screen = tmux.wait_for("the reply code", lambda s: "gr1-" in s, 60, on="join")
+        first = re.search(r"gr1-[a-z2-7]+", screen).group(0)
+        tmux.keys("r", to="host")
+        tmux.wait_for("the reply prompt", lambda s: "reply code:" in s, on="host")
+        typed(tmux, first, on="host")
+        tmux.wait_for("the host's rules", lambda s: "Press a to accept" in s, 60, on="join")
+        tmux.keys("a", to="join")
+        for name in ("host", "join"):
+            tmux.wait_for("the game", lambda s: len(Screen(s).squares) == 25, 30, on=name)
+
+        bed.reboot("rA")  # the joiner's router restarts: its public address moves
+        screen = tmux.wait_for("a fresh reply code", lambda s: re.search(
+            r"^gr1-", s, re.M) and first not in s, 120, on="join")
+        fresh = re.search(r"^gr1-[a-z2-7]+", screen, re.M).group(0)
+        joining = Screen(screen)
+        assert code_on_lines_of_its_own(joining.lines, fresh) == [fresh]
+        assert "send them this reply code (they press r, or run p2pgotg host --reply " \
+            "CODE):" in " ".join(joining.lines)
+        assert len(joining.squares) == 25
+        hosting = Screen(tmux.wait_for("the away panel", lambda s: invite[:40] in s, 60,
+                                       on="host"))
+        assert len(code_on_lines_of_its_own(hosting.lines, invite)) >= 2
+        assert "If they send you a reply code, type r and Enter (or paste it) to take it." \
+            in " ".join(hosting.lines) and len(hosting.squares) == 25
+        print(joining.text, hosting.text, sep="\n")  # for the record (pytest -s)
+
+        mistyped = fresh[:10] + ("a" if fresh[10] != "a" else "b") + fresh[11:]
+        typed(tmux, f"reply {mistyped}", on="host")
+        said = Screen(tmux.wait_for("the refusal", lambda s: "bad reply code" in s,
+                                    on="host")).status
+        assert said.startswith("bad reply code") and "check does not match" in said
+        typed(tmux, "r", on="host")  # `r` alone opens the reply prompt; Esc closes it
+        tmux.wait_for("the reply prompt", lambda s: " reply code:" in s, on="host")
+        tmux.keys("Escape", to="host")
+        tmux.wait_for("the action line", lambda s: " action>" in s, on="host")
+        typed(tmux, f"reply {fresh}", on="host")
+        for name in ("host", "join"):
+            screen = tmux.wait_for("the game again", lambda s: "reconnecting" not in
+                                   s.splitlines()[0] and "dropped" not in s, 60, on=name)
+            assert "Traceback" not in screen and "gr1-" not in screen and "gg2-" not in screen
+    finally:
+        tmux.close()
+        bed.close()
 
 
 @pytest.mark.slow

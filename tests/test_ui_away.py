@@ -9,6 +9,7 @@ import random
 from pathlib import Path
 
 import trio
+from screens import code_on_lines_of_its_own, rendered
 
 from p2pgotg.net.play.session import GameSession, Link, Timeouts
 from p2pgotg.net.reaching.invite import NAT_EASY, Invite
@@ -121,6 +122,22 @@ async def test_the_hosts_invite_is_broken_at_the_width_with_nothing_around_it(tm
     assert "".join(parts) == code and all(len(p) <= 79 for p in parts)
 
 
+async def test_the_panel_is_drawn_whole_under_the_board(tmp_path, mock_clock):
+    """Its window does not wrap lines: a sentence longer than the window was cut at its
+    edge (`... type r and E`); it is broken between words, the code on lines of its own.
+    A host that listens on this computer only takes no reply code, and is not told to."""
+    state, _session = away_game(tmp_path, HOST)
+    lines = rendered(state)
+    code_on_lines_of_its_own(lines, state.invites[0])
+    assert "They come back with the same command. If they send you a reply code, type r " \
+        "and Enter (or paste it) to take it. Their invite code:" in " ".join(lines)
+    state.invites = [Invite("127.0.0.1", 4000, bytes(32), SECRET).encode()]
+    lines = rendered(state)
+    code_on_lines_of_its_own(lines, state.invites[0])
+    assert "They come back with the same command. Their invite code:" in lines
+    assert not any("reply code" in line for line in lines)
+
+
 async def test_a_host_takes_a_reply_code_on_the_game_screens(tmp_path, mock_clock):
     """`r` (or `reply`) and Enter on the play screen opens the reply prompt; a code pasted
     on the move line is taken as it is, its label and a stray bracket left out; on the
@@ -143,9 +160,16 @@ async def test_a_host_takes_a_reply_code_on_the_game_screens(tmp_path, mock_cloc
 
 
 async def test_a_joiner_is_told_to_send_its_code_not_to_take_one(tmp_path, mock_clock):
+    """Also with a code typed after `reply`: the prompt's words, and nothing handed on
+    (the runner would have said that this host listens on this computer only)."""
     state, _session = away_game(tmp_path, JOINER)
     play_screen.submit(state, "r")
     assert state.prompt is None and "only the host takes reply codes" in state.status
+    code = ReplyCode.make([Candidate(PUNCH, "198.51.100.7", 21001)], 1_700_000_000,
+                          bytes(8), SECRET).encode()
+    play_screen.submit(state, f"reply {code}")
+    assert state.status == "only the host takes reply codes: send yours to the host"
+    assert state.driver.replies == []  # type: ignore[attr-defined]
 
 
 def test_an_invite_is_labelled_by_everything_it_lists() -> None:

@@ -83,12 +83,18 @@ def board_screen_need(state: AppState, columns: int, chrome: int) -> tuple[int, 
     when the away panel goes under the board and its side column (``chrome``: the rows of
     the title, status, input and hints)."""
     need = BOARD_SCREEN_SIZE
-    columns_of = BOARD_COLUMNS.get(state.screen)
-    if columns_of and away_panel.shown(state):
-        tallest = max(needed_rows(column(state), columns) for column in columns_of)
-        panel = needed_rows(away_panel.panel(state, columns), columns)
-        need = (need[0], max(need[1], chrome + tallest + panel))
-    return need
+    if not away_panel.shown(state):
+        return need
+    if towers.owns(state):
+        tallest = towers_layout.rows_above_panel(state, columns)
+    else:
+        columns_of = BOARD_COLUMNS.get(state.screen, ())
+        tallest = max((needed_rows(column(state), columns) for column in columns_of),
+                      default=None)
+    if tallest is None:
+        return need
+    panel = away_panel.rows(state, columns)
+    return (need[0], max(need[1], chrome + tallest + panel))
 
 
 def create_application(state: AppState, *, input: Input | None = None,
@@ -146,10 +152,7 @@ def _bodies(view: _View) -> list[ConditionalContainer]:
     text, show = view.text, view.show
     # The whole width under the board while the other side is away: its codes are
     # copied whole from there (away_panel.py). One window, shown on both screens.
-    away = ConditionalContainer(
-        Window(FormattedTextControl(lambda: away_panel.panel(view.state, view.columns())),
-               dont_extend_height=True),
-        Condition(lambda: away_panel.shown(view.state)))
+    away = away_panel.container(view.state)
     return [
         ConditionalContainer(text(start_screen.body, wrap_lines=True), show(Screen.START)),
         ConditionalContainer(text(games_screen.body, wrap_lines=True), show(Screen.GAMES)),
@@ -242,9 +245,9 @@ class _View:
         size = (self.columns(), self.rows())
         body = TEXT_BODIES.get(self.state.screen)
         chrome = CHROME_ROWS + len(self.hint_lines()) - 1
-        if towers.owns(self.state):
-            return too_small(size, BOARD_SCREEN_SIZE)
-        if body is None:
+        if body is None:  # (a board screen, either game's: a status of two lines is a row
+            # the board or the away panel would lose)
+            chrome += needed_rows(self.status(), self.columns()) - 1
             return too_small(size, board_screen_need(self.state, self.columns(), chrome))
         return too_small(size, (MIN_COLUMNS,
                                 needed_rows(body(self.state), self.columns()) + chrome))

@@ -4,17 +4,24 @@ happened, when the game is claimed, and the code that brings the other player ba
 It spans the whole width, below the board and the move log, and each code stands alone
 on its lines with nothing before or after it (SPEC 3.8): a mouse selection then copies
 the code whole and nothing else, where a code in the board's narrow column picked up the
-move log beside it, and a code ending a sentence picked up its punctuation. The Towers play
-screen says the same (`shown`, `away_lines`, `code_lines`) in the column beside its board.
+move log beside it (or was broken in pieces), and a code ending a sentence picked up its
+punctuation. Both games' play screens show it (`container`), and the setup screen.
 """
 
 from __future__ import annotations
 
 import textwrap
 
+from prompt_toolkit.application import get_app
+from prompt_toolkit.filters import Condition
+from prompt_toolkit.layout import ConditionalContainer, Dimension, Window
+from prompt_toolkit.layout.controls import FormattedTextControl
+
 from p2pgotg.net.play.session import Link
 from p2pgotg.ui.board import Fragments
+from p2pgotg.ui.lobby_screen import takes_replies
 from p2pgotg.ui.state import AppState, Mode, Screen
+from p2pgotg.ui.window_size import needed_rows
 from p2pgotg.ui.words import capital, clock_text
 
 
@@ -61,8 +68,14 @@ def claim_in(state: AppState) -> float | None:
 
 def away_lines(state: AppState, width: int) -> Fragments:
     """`away_words` wrapped to `width`, in the error's style."""
-    return [("class:status.error", f"{line}\n")
-            for line in textwrap.wrap(away_words(state), width)]
+    return wrapped(away_words(state), width, "class:status.error")
+
+
+def wrapped(text: str, width: int, style: str = "") -> Fragments:
+    """Words broken between words at `width`: the panel's window does not wrap (a line
+    past the edge would be cut), so that a code is broken only where `code_lines` breaks
+    it."""
+    return [(style, f"{line}\n") for line in textwrap.wrap(text, width)]
 
 
 def code_lines(code: str, width: int) -> Fragments:
@@ -77,12 +90,33 @@ def panel(state: AppState, width: int) -> Fragments:
     width = max(20, width - 1)
     out = away_lines(state, width)
     if state.mode is Mode.JOIN and state.reply_code:
-        out.append(("", "If the host does not see you back soon, send them this reply code "
-                    "(they press r, or run p2pgotg host --reply CODE):\n"))
+        out += wrapped("If the host does not see you back soon, send them this reply code "
+                       "(they press r, or run p2pgotg host --reply CODE):", width)
         out += code_lines(state.reply_code, width)
     elif state.mode is Mode.HOST and state.invites:
         how = "press p" if state.screen is Screen.SETUP else "type r and Enter (or paste it)"
-        out.append(("", "They come back with the same command. If they send you a reply "
-                    f"code, {how} to take it. Their invite code:\n"))
+        reply = f" If they send you a reply code, {how} to take it." \
+            if takes_replies(state) else ""  # (none where this host cannot punch)
+        out += wrapped(f"They come back with the same command.{reply} Their invite code:",
+                       width)
         out += code_lines(state.invites[0], width)
     return out
+
+
+def rows(state: AppState, columns: int) -> int:
+    """The rows the panel takes in a window `columns` wide (0 while it is not shown)."""
+    return needed_rows(panel(state, columns), columns) if shown(state) else 0
+
+
+def container(state: AppState) -> ConditionalContainer:
+    """The panel's window across the whole width, shown while `shown(state)`, for a screen
+    to put under its board. It is given all its rows whatever the board and the log beside
+    it ask for: a code cut short at the bottom would be copied wrong."""
+
+    def columns() -> int:
+        return get_app().output.get_size().columns
+
+    return ConditionalContainer(
+        Window(FormattedTextControl(lambda: panel(state, columns())),
+               height=lambda: Dimension.exact(rows(state, columns()))),
+        Condition(lambda: shown(state)))

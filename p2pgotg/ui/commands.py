@@ -35,10 +35,9 @@ def parse_command(line: str) -> Command:
     if not words:
         raise CommandError(USAGE)
     head = words[0].lower()
-    if head in REPLY_WORDS or head.startswith("gr1-"):
-        asked = head in ("r", "reply")  # (the code after it, if any; else a prompt)
-        rest = words[1].strip() if asked and len(words) > 1 else ""
-        return Command("reply", text=rest if asked else line.strip())
+    reply = reply_text(line)
+    if reply is not None:
+        return Command("reply", text=reply)
     word = word_command(words)
     if word is not None:
         return Command(word[0], text=word[1])
@@ -53,6 +52,24 @@ def parse_command(line: str) -> Command:
                 "1-8, e.g. c3 c4"
             ) from None
         raise CommandError(f"unknown command {head!r}: {USAGE}") from None
+
+
+def reply_text(line: str) -> str | None:
+    """Either game's reply command: the code typed with it (empty: `r` or `reply` alone,
+    which asks for it), or None when the line is not one (REPLY_WORDS, or a code pasted).
+
+    >>> reply_text("r"), reply_text("reply gr1-abc"), reply_text("reply: gr1-abc")
+    ('', 'gr1-abc', 'reply: gr1-abc')
+    >>> reply_text("c3 c4") is None
+    True
+    """
+    words = line.strip().split(None, 1)
+    head = words[0].lower() if words else ""
+    if head not in REPLY_WORDS and not head.startswith("gr1-"):
+        return None
+    asked = head in ("r", "reply")  # (the code after it, if any; else a prompt)
+    rest = words[1].strip() if asked and len(words) > 1 else ""
+    return rest if asked else line.strip()
 
 
 def word_command(words: list[str]) -> tuple[str, str] | None:

@@ -210,20 +210,39 @@ def takes_replies(state: AppState) -> bool:
         and any(code.startswith("gg2-") for code in state.invites)
 
 
+def _no_reply_here(state: AppState) -> str | None:
+    """Why no reply code can be taken now (None: one can)."""
+    if state.mode is not Mode.HOST:
+        return "only the host takes reply codes: send yours to the host"
+    if not (_waiting(state) or _away(state)):
+        return "the other player is already connected: no reply code is needed"
+    if not takes_replies(state):
+        return ("this host is not set up to punch through NATs (it listens on this "
+                "computer only, or is still starting): no reply code can be taken")
+    return None
+
+
 def ask_reply(state: AppState) -> None:
     """Open the input line for a reply code."""
-    if state.mode is not Mode.HOST:
-        state.warn("only the host takes reply codes: send yours to the host")
-        return
-    if not (_waiting(state) or _away(state)):
-        state.warn("the other player is already connected: no reply code is needed")
-        return
-    if not takes_replies(state):
-        state.warn("this host is not set up to punch through NATs (it listens on this "
-                   "computer only, or is still starting): no reply code can be taken")
+    why_not = _no_reply_here(state)
+    if why_not is not None:
+        state.warn(why_not)
         return
     state.prompt = Prompt.REPLY_CODE
     state.say("paste the reply code (gr1-...) the other player sent you, then Enter")
+
+
+def reply_typed(state: AppState, code: str) -> None:
+    """`r` or `reply` typed on a game's input line (either game): the code typed with it
+    is taken at once, else the reply prompt opens for it; where none can be taken, the
+    same words as the prompt's say why."""
+    why_not = _no_reply_here(state)
+    if why_not is not None:
+        state.warn(why_not)
+    elif code:
+        submit_reply(state, code)
+    else:
+        ask_reply(state)
 
 
 def reply_in(text: str) -> str:

@@ -254,12 +254,9 @@ def submit(state: AppState, line: str) -> None:
         return
     peer = state.peer
     if command.kind == "reply":
-        from p2pgotg.ui.lobby_screen import ask_reply, submit_reply
+        from p2pgotg.ui.lobby_screen import reply_typed
 
-        if command.text:
-            submit_reply(state, command.text)
-        else:
-            ask_reply(state)
+        reply_typed(state, command.text)
         return
     if command.kind == "move":
         assert command.move is not None

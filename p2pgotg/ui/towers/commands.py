@@ -1,5 +1,6 @@
-"""The Towers play screen's input line: an action in notation (SPEC 4.9) or a word
-command. Pure.
+"""The Towers play screen's input line: an action in notation (SPEC 4.9), a word
+command, or a host's reply code (`r`, `reply CODE` or the code pasted, as on Game of the
+Generals' move line: SPEC 3.8). Pure.
 
 A lone `+`, `*` or `@` is that action on the square under the cursor, so a player who
 steers with the arrows builds with `+` and Enter.
@@ -10,6 +11,8 @@ steers with the arrows builds with `+` and Enter.
 '*c3'
 >>> parse_command("chat good luck").text
 'good luck'
+>>> parse_command("reply gr1-abc").kind
+'reply'
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from p2pgotg.games.towers.rules import (
     parse_square,
     square_name,
 )
-from p2pgotg.ui.commands import CommandError, word_command
+from p2pgotg.ui.commands import CommandError, reply_text, word_command
 
 USAGE = ("type an action like c3-c4 (move), +c3 (build or place a layer), *c3 (spawn), "
          "@a1 (claim), or: resign, draw, decline, chat TEXT, help, quit")
@@ -33,7 +36,7 @@ _ALONE = {"+": Kind.LAYER, "*": Kind.SPAWN, "@": Kind.CLAIM}
 
 @dataclass(frozen=True)
 class Command:
-    kind: str  # "action" or one of WORDS
+    kind: str  # "action", "reply" (`text`: the code, if typed) or one of WORDS
     action: Action | None = None
     text: str = ""
 
@@ -44,6 +47,9 @@ def parse_command(line: str, cursor: int | None = None) -> Command:
     words = stripped.split(None, 1)
     if not words:
         raise CommandError(USAGE)
+    reply = reply_text(stripped)
+    if reply is not None:
+        return Command("reply", text=reply)
     word = word_command(words)
     if word is not None:
         return Command(word[0], text=word[1])

@@ -14,6 +14,10 @@ Keys, while the input line is empty (a letter typed goes to the line):
 
 Every action is checked against the rules before anything is sent: an illegal one is
 refused with the rule it breaks (`Game.problem`), in the status line.
+
+While the other side is away, the panel under the board and the log says so across the
+whole width, with the code that brings them back (`away_panel`); a host takes a reply code
+at the input line as on Game of the Generals' move line (SPEC 3.8).
 """
 
 from __future__ import annotations
@@ -25,9 +29,9 @@ from typing import Any
 from p2pgotg.games.towers.peer import TowersPeer
 from p2pgotg.games.towers.rules import Action, Game, InvalidNotationError, Phase
 from p2pgotg.protocol.events import Event
-from p2pgotg.ui import away_panel, play_screen
+from p2pgotg.ui import away_panel, lobby_screen, play_screen
 from p2pgotg.ui.board import Fragments
-from p2pgotg.ui.state import AppState, Confirm, Mode
+from p2pgotg.ui.state import AppState, Confirm, Prompt
 from p2pgotg.ui.towers import acting, board, seat_labels, towers_peer
 from p2pgotg.ui.towers.commands import CommandError, parse_command
 from p2pgotg.ui.towers.model import TowersScreen
@@ -79,21 +83,31 @@ def title(state: AppState) -> str:
     return " | ".join(p for p in parts if p)
 
 
+def counts_beside(state: AppState) -> bool:
+    """The counts stand beside the board, above the log, while the away panel is under
+    the board: left under it, they would make an 80x24 window too small for a host's
+    invite as soon as the status took two lines."""
+    return away_panel.shown(state)
+
+
 def board_text(state: AppState) -> Fragments:
-    """The board, then the pool and each colour's counts."""
+    """The board, then the pool and each colour's counts (`counts_beside`: the board)."""
     peer = towers_peer(state)
     game = peer.view if peer is not None else None
     if peer is None or game is None:
         return []
     marks = board.Marks(cursor=state.cursor, selected=state.selected, targets=targets(state),
                         last=screen_state(state).marked)
+    if counts_beside(state):
+        return board.board_fragments(game, marks)
     return [*board.board_fragments(game, marks), ("", "\n"),
             *table(game, seat_labels(state, peer))]
 
 
 def turn_text(state: AppState, width: int) -> Fragments:
-    """Above the log: whose colour acts and what it may do, the clocks, a draw offer,
-    and the other side's absence."""
+    """Above the log: whose colour acts and what it may do, the clocks, a draw offer, and
+    the counts when they stand here (`counts_beside`; the other side's absence is the
+    panel's, across the whole width)."""
     peer = towers_peer(state)
     game = peer.view if peer is not None else None
     if peer is None or game is None:
@@ -114,19 +128,8 @@ def turn_text(state: AppState, width: int) -> Fragments:
              "accepts it, decline or an action declines it")
     elif state.offer_draw:
         line("class:log.info", "your draw offer goes with your next action")
-    out += away_text(state, width)
-    return out
-
-
-def away_text(state: AppState, width: int) -> Fragments:
-    """When the connection is down: what happened, and when the game is claimed for us
-    if the other side stays away (the session claims it; SPEC 3.6)."""
-    if not away_panel.shown(state):
-        return []
-    out = away_panel.away_lines(state, max(10, width - 1))
-    if state.mode is Mode.HOST and state.invites:  # a resumed game listens on a new port
-        out.append(("", "They can come back with:\n"))
-        out += away_panel.code_lines(state.invites[0], width - 1)
+    if counts_beside(state):
+        out += [("", "\n"), *table(game, seat_labels(state, peer))]
     return out
 
 
@@ -145,6 +148,10 @@ def log_text(state: AppState, width: int) -> Fragments:
 def hints(state: AppState) -> str:
     if state.confirm is not None:
         return "y yes   n no"
+    if state.prompt is Prompt.REPLY_CODE:
+        return lobby_screen.REPLY_HINT
+    if lobby_screen.takes_replies(state):
+        return "r Enter: take a reply code | Space actions here | type c3-c4 | ? keys"
     return ("arrows cursor | Space actions here, 1-9 do one | Enter pick up/drop | "
             "Shift+arrow step | + * @ Enter build spawn claim | type c3-c4 | ? keys")
 
@@ -271,7 +278,9 @@ def submit(state: AppState, line: str) -> None:
         state.warn(str(exc))
         return
     peer = towers_peer(state)
-    if command.kind == "action":
+    if command.kind == "reply":
+        lobby_screen.reply_typed(state, command.text)
+    elif command.kind == "action":
         assert command.action is not None
         try_action(state, command.action)
     elif command.kind == "help":
