@@ -1,0 +1,95 @@
+"""What the table targets of `bench/fuzz.py` found, each as the smallest input that shows
+it: a seat's signed message that proves nothing must never convict it (SPEC 5.2), and a
+damaged or edited file gets a verdict, never a traceback (SPEC 5.9)."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from p2pgotg.crypto import sign
+from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.protocol.table import TableViolation
+from p2pgotg.protocol.table.transcript import encode_table_record
+from p2pgotg.protocol.wire import pack, unpack
+from p2pgotg.testing.table_relay import Table, file_bytes, make_table
+from protocol.table_scenarios import forged, seat_key
+from tests.tablekit import verdict_of
+
+
+def _seated(n: int, seed: int) -> Table:
+    rng = random.Random(seed)
+    table = make_table(n, rng)
+    table.settle(rng)
+    return table
+
+
+def _resigned(table: Table, seat: int, data: bytes, **changes: object) -> bytes:
+    """`seat`'s message `data` with fields changed, signed again by `seat` (a body the
+    table's own types could not build)."""
+    raw = {**unpack(Envelope.decode(data).body_bytes), **changes}
+    body = pack(raw)
+    return Envelope(body, sign(seat_key(table, seat), body)).encode()
+
+
+def _with_message(table: Table, data: bytes, author: int | None, folder: Path) -> Path:
+    """The host's file with one more message record at its end."""
+    path = folder / "seat-0.gtr"
+    path.write_bytes(file_bytes(table, table.host) + encode_table_record(("msg", author, data)))
+    return path
+
+
+@pytest.mark.parametrize("seat", [-1, -2**63])
+def test_a_from_below_zero_names_no_seat_and_proves_nothing(tmp_path: Path, seat: int
+                                                            ) -> None:
+    # Seat 2 signs a message whose `from` is below zero. Read as a list index, -1 was seat
+    # 2's key: the signature verified, "seat -1" was convicted, and verify then failed on
+    # it; -2**63 raised IndexError out of the host's `receive`.
+    table = _seated(3, 1)
+    data = _resigned(table, 2, forged(table, 2, "chat", {"text": "hi"}), **{"from": seat})
+    with pytest.raises(TableViolation) as caught:
+        table.host.receive(data)
+    assert (caught.value.rule, caught.value.signed) == ("malformed-envelope", False)
+    assert table.host.failed is None and table.host.flow.violation is None
+
+    code, out = verdict_of(_with_message(table, data, None, tmp_path))
+    assert code == 2, out  # (damaged: nothing proven against anyone, SPEC 5.9)
+    assert f"no seat {seat} at this table" in out
+
+
+def test_a_message_of_the_same_key_at_a_table_of_four_convicts_nobody_at_three(
+        tmp_path: Path) -> None:
+    # The host's key sits at a table of three and at a table of four (one identity, two
+    # tables). Its chat at the four, with four `acks`, put in a file of the three, was
+    # judged by the three's schema first: "malformed-message", the host convicted.
+    three, four = _seated(3, 1), _seated(4, 2)
+    assert three.host.public_key == four.host.public_key
+    elsewhere = forged(four, 0, "chat", {"text": "hello, table of four"})
+    joiner = three.links[0].joiner
+    with pytest.raises(TableViolation) as caught:
+        joiner.flow.process(elsewhere)  # (as `verify` and a resumed seat take a file's)
+    assert (caught.value.rule, caught.value.signed) == ("game-id", False)
+    assert joiner.flow.violation is None
+
+    code, out = verdict_of(_with_message(three, elsewhere, 0, tmp_path))
+    assert code == 2, out
+    assert "a message of another table" in out
+
+
+def test_the_roster_of_a_table_of_four_convicts_nobody_before_the_roster_of_three() -> None:
+    # Before its roster a joiner has no game id to compare: the host's roster of another
+    # table does not chain to this table's host hello, so it is that table's, not a broken
+    # roster of this one.
+    four = _seated(4, 2)
+    rng = random.Random(3)
+    three = make_table(3, rng)
+    joiner = three.links[0].joiner
+    assert joiner.flow.game_id is None and three.host.public_key == four.host.public_key
+    roster = four.host.flow.chains[0][1].env
+    with pytest.raises(TableViolation) as caught:
+        joiner.flow.process(roster)
+    assert (caught.value.rule, caught.value.signed) == ("game-id", False)
+    assert joiner.flow.violation is None
+
