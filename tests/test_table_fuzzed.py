@@ -8,11 +8,14 @@ import random
 from pathlib import Path
 
 import pytest
+import trio
 
 from p2pgotg.crypto import sign
+from p2pgotg.net.play.session import Timeouts
+from p2pgotg.net.play.table_session import TableSession
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.table import TableViolation
-from p2pgotg.protocol.table.transcript import encode_table_record
+from p2pgotg.protocol.table.transcript import encode_table_header, encode_table_record
 from p2pgotg.protocol.wire import pack, unpack
 from p2pgotg.testing.table_relay import Table, file_bytes, make_table
 from protocol.table_scenarios import forged, seat_key
@@ -93,3 +96,30 @@ def test_the_roster_of_a_table_of_four_convicts_nobody_before_the_roster_of_thre
     assert (caught.value.rule, caught.value.signed) == ("game-id", False)
     assert joiner.flow.violation is None
 
+
+def test_a_damaged_saved_coin_secret_refuses_to_resume_with_a_clear_error(
+        tmp_path: Path) -> None:
+    # A joiner's file cut after the roster (a crash before its coin opening was written),
+    # its saved coin secret damaged: the restored seat owed its opening, could not sign
+    # it, and resuming raised LocalProtocolError out of `TableSession.resume`.
+    rng = random.Random(4)
+    table = make_table(3, rng)
+    table.settle(rng)
+    joiner = table.links[0].joiner
+    records = list(table.records[id(joiner)])
+    roster = next(i for i, r in enumerate(records) if r[0] == "msg" and r[1] == 0
+                  and unpack(Envelope.decode(r[2]).body_bytes)["t"] == "roster")
+    kept = [("secrets", {"coin": bytes(32)}) if r[0] == "secrets" and "coin" in r[1] else r
+            for r in records[:roster + 1]]
+    path = tmp_path / "seat.gtr"
+    path.write_bytes(encode_table_header("joiner", joiner.public_key)
+                     + encode_table_record(("secrets", {"join": bytes(range(16))}))
+                     + b"".join(encode_table_record(r) for r in kept))
+    before = path.read_bytes()
+
+    async def resume() -> None:
+        TableSession.resume(path, joiner._key, "joiner", Timeouts())
+
+    with pytest.raises(ValueError, match="saved coin secret does not open"):
+        trio.run(resume)
+    assert path.read_bytes() == before  # (refused: the file as it was)

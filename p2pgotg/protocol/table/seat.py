@@ -30,6 +30,7 @@ from p2pgotg.protocol.table.flow import TableFlow, TableViolation
 from p2pgotg.protocol.table.replay import Replay
 from p2pgotg.protocol.table.rules import TableRules
 from p2pgotg.protocol.table.talk import open_whisper, seal_whisper
+from p2pgotg.protocol.transcript import TranscriptError
 from p2pgotg.protocol.wire import WireError
 
 RandBytes = Callable[[int], bytes]
@@ -120,7 +121,9 @@ class TableSeat:
                 randbytes: RandBytes = _secrets.token_bytes) -> TableSeat:
         """A seat rebuilt from its file's records (resume): every message taken again in
         the file's order, the coin secret back. It sends nothing until asked: the driver
-        resends what the other side lacks (`lacking`, our own from its count)."""
+        resends what the other side lacks (`lacking`, our own from its count). Raises
+        TableViolation for a message that proves nothing (a damaged file), TranscriptError
+        for a saved coin secret that does not open our hello."""
         seat = cls(rules, key, tls, randbytes)
         seat.is_host = is_host
         seat._seat_recorded = True
@@ -140,8 +143,21 @@ class TableSeat:
                     seat._my_hello = data
         if seat.flow.options is not None:
             seat._options = seat.flow.options
+        seat._check_saved_coin()
         seat._duties()
         return seat
+
+    def _check_saved_coin(self) -> None:
+        """Our saved coin secret must open our hello's commitment (SPEC 5.9): a damaged
+        one could never be opened, and the seat would owe what it cannot make."""
+        host = self.flow.host_hello
+        if self._coin is None or self._my_hello is None or host is None:
+            return
+        hello = TableBody.decode(Envelope.decode(self._my_hello).body_bytes)
+        if not equal(seat_coin_commitment(host.body["nonce"], self.public_key, self._coin),
+                     hello["coin"]):
+            raise TranscriptError("the saved coin secret does not open our hello's "
+                                  "commitment: the file is damaged")
 
     # -- reading ------------------------------------------------------------------------------
 
