@@ -1343,6 +1343,7 @@ class TableFixture:
     keys: dict[bytes, Any] = field(default_factory=dict)  # every seat's, by public key
     sent: list[bytes] = field(default_factory=list)  # messages the receiver holds
     maps: list[dict] = field(default_factory=list)  # their bodies, and the next one's
+    taken: list[Any] = field(default_factory=list)  # the events the real message makes
     builds: int = 0
 
     def ready(self) -> TableSeat:
@@ -1352,6 +1353,7 @@ class TableFixture:
             self.maps = [unpack(Envelope.decode(m).body_bytes) for m in
                          [*self.sent, self.message]]
             self.author = self.keys[signer_of(self.message, self.keys) or b""]
+            self.taken = clone_seat(self.pristine).receive(self.message, "fuzz")
             self.builds += 1
         if self.receiver is None:
             self.receiver = clone_seat(self.pristine)
@@ -1597,7 +1599,7 @@ def table_input(fx: TableFixture, rng: random.Random) -> bytes:
     return data if data is not None else rng.randbytes(50)
 
 
-def check_table_seat(h: Harness, fx: TableFixture, data: bytes,
+def check_table_seat(h: Harness, fx: TableFixture, data: bytes, then_real: bool = False,
                      target: str = "table-frames") -> None:
     """A seat takes a frame (SPEC 5.2, 5.4): it is taken, ignored, waits, or is refused with
     a TableViolation; one that proves nothing changes nothing; a signed one keeps the
@@ -1647,8 +1649,11 @@ def check_table_seat(h: Harness, fx: TableFixture, data: bytes,
     if after == before:
         h.outcomes[target, "ignored (a resend)"] += 1
     elif len(seat._waiting) == n_waiting + 1 and seat._waiting[-1][1] == data:
-        del seat._waiting[-1]
         h.outcomes[target, "waits for what it acknowledges"] += 1
+        if then_real:
+            take_real_after(h, fx, data, target)
+            return
+        del seat._waiting[-1]
         if table_seat_state(seat) != before:
             h.find(where, "state changed by a message that waits", "", data)
             fx.spoil()
@@ -1657,11 +1662,40 @@ def check_table_seat(h: Harness, fx: TableFixture, data: bytes,
         fx.spoil()  # a valid message moved the table on: start again from the copy
 
 
+def take_real_after(h: Harness, fx: TableFixture, waiting: bytes, target: str) -> None:
+    """The real next message, after `waiting` (which waits for what it acknowledges): it is
+    taken with the events it makes alone; what waited is taken after it, or refused (SPEC
+    5.4), convicting none but its own signer."""
+    seat = fx.ready()
+    where = f"{target}/{fx.name}"
+    try:
+        events = seat.receive(fx.message, "fuzz")
+    except TableViolation as exc:
+        h.outcomes[target, f"then the real one: refused ({exc.rule})"] += 1
+        if not exc.signed:
+            h.find(where, f"the real next message refused for one that waited ({exc.rule})",
+                   str(exc), waiting)
+        elif seat.flow.key_of(exc.seat) != signer_of(waiting, fx.keys):
+            h.find(where, f"convicted a seat that did not sign it ({exc.rule})", str(exc),
+                   waiting)
+        fx.spoil()
+        return
+    except Exception as exc:  # noqa: BLE001
+        h.crash(where, exc, waiting)
+        fx.spoil()
+        return
+    h.outcomes[target, "then the real one: taken"] += 1
+    if events[:len(fx.taken)] != fx.taken:
+        h.find(where, "the real next message's events lost after one that waited",
+               f"{events} instead of {fx.taken}", waiting)
+    fx.spoil()
+
+
 def run_table_frames(h: Harness, fixtures: list[TableFixture], n: int) -> None:
     rng = h.rng
     for i in range(n):
         fx = fixtures[i % len(fixtures)]
-        check_table_seat(h, fx, table_input(fx, rng))
+        check_table_seat(h, fx, table_input(fx, rng), rng.random() < 0.3)
     h.inputs["table-frames"] += n
 
 # -- the whole run ----------------------------------------------------------------------------
