@@ -15,6 +15,7 @@ from p2pgotg.net.play.session import Timeouts
 from p2pgotg.net.play.table_session import TableSession
 from p2pgotg.protocol.envelope import Envelope
 from p2pgotg.protocol.table import TableViolation
+from p2pgotg.protocol.table.events import ChatSaid
 from p2pgotg.protocol.table.transcript import encode_table_header, encode_table_record
 from p2pgotg.protocol.wire import pack, unpack
 from p2pgotg.testing.table_relay import Table, file_bytes, make_table
@@ -123,3 +124,24 @@ def test_a_damaged_saved_coin_secret_refuses_to_resume_with_a_clear_error(
     with pytest.raises(ValueError, match="saved coin secret does not open"):
         trio.run(resume)
     assert path.read_bytes() == before  # (refused: the file as it was)
+
+
+def test_a_message_that_waited_and_proves_nothing_costs_no_other_connection() -> None:
+    # Seat 1's message with a broken signature acknowledges seat 2's next message, so it
+    # waits (SPEC 5.4). Seat 2's message arrives on its own connection and makes it ready:
+    # the broken one was refused inside seat 2's `receive`, which raised, so seat 2's
+    # connection was dropped and what its message did (here its chat) never reported.
+    table = _seated(3, 1)
+    host = table.host
+    real = forged(table, 2, "chat", {"text": "from seat two"})
+    acks = tuple(Envelope.decode(real).hash if j == 2 else
+                 (bytes(32) if j == 1 else host.flow.chains[j][-1].hash) for j in range(3))
+    body = Envelope.decode(forged(table, 1, "chat", {"text": "x"}, acks=acks)).body_bytes
+    broken = Envelope(body, bytes(64)).encode()
+    assert host.receive(broken, "seat 1's connection") == []  # (it waits)
+
+    events = host.receive(real, "seat 2's connection")
+    assert [(e.seat, e.text) for e in events if isinstance(e, ChatSaid)] == [
+        (2, "from seat two")]
+    assert host.failed is None and host.flow.chains[1][-1].body.type != "chat"
+    assert host._waiting == []  # (refused when its turn came: it proves nothing)

@@ -241,7 +241,7 @@ class TableSeat:
         acknowledges is held, then it and whatever became ready are taken, and our automatic
         answers made. At most MAX_WAITING messages of one source wait (SPEC 5.4: per
         connection, so one joiner's flood costs no other joiner its connection). Raises
-        TableViolation (signed: kept, and the table stops)."""
+        TableViolation (signed: kept, and the table stops; unsigned: for `data` alone)."""
         self._check_usable()
         if not self.flow.ready(data):
             if sum(1 for s, _ in self._waiting if s == source) >= MAX_WAITING:
@@ -249,14 +249,25 @@ class TableSeat:
                                      "wait for what they acknowledge", None, False)
             self._waiting.append((source, data))
             return []
-        events = self._take(data)
+        return self._take(data) + self._take_waiting()
+
+    def _take_waiting(self) -> list[Event]:
+        """Whatever became ready among the waiting messages, in turn. One that proves
+        nothing when its turn comes is dropped: it came earlier, perhaps on another
+        connection, and is no reason to refuse the message just taken (SPEC 5.4). A signed
+        violation stops the table, as always."""
+        events: list[Event] = []
         progress = True
         while progress and self._waiting and self._error is None:
             progress = False
             for i, (_, waiting) in enumerate(self._waiting):
                 if self.flow.ready(waiting):
                     del self._waiting[i]
-                    events += self._take(waiting)
+                    try:
+                        events += self._take(waiting)
+                    except TableViolation as exc:
+                        if exc.signed:
+                            raise
                     progress = True
                     break
         return events
