@@ -70,6 +70,7 @@ from p2pgotg.net.transport.framing import HEADER, MAX_FRAME, FrameDecoder
 from p2pgotg.protocol import (
     HOST,
     JOINER,
+    LocalProtocolError,
     RemoteProtocolError,
     RuleViolation,
     TranscriptError,
@@ -90,6 +91,7 @@ from p2pgotg.protocol.table.verify import TableReport, judge_table
 from p2pgotg.protocol.wire import WireError, pack, unpack
 from p2pgotg.rules import ChallengeMode, RuleOptions, Setup
 from p2pgotg.testing.pair import Pair, det_key
+from p2pgotg.testing.table_relay import TLS as TABLE_TLS
 from p2pgotg.testing.table_relay import Table, make_table
 from p2pgotg.testing.table_relay import keys as table_keys
 from p2pgotg.ui.review import ReviewError
@@ -1691,10 +1693,40 @@ def take_real_after(h: Harness, fx: TableFixture, waiting: bytes, target: str) -
     fx.spoil()
 
 
+def check_joining(h: Harness, fx: TableFixture, rng: random.Random,
+                  target: str = "table-frames") -> None:
+    """A joiner's first frame, the host's hello, damaged (SPEC 5.3): it joins, or is
+    refused with LocalProtocolError saying why."""
+    seat = fx.ready()
+    host = seat.flow.host_hello
+    assert host is not None
+    key = fx.keys[host.body["key"]]
+    raw = unpack(host.body.encode())
+    r = rng.random()
+    if r < 0.6:
+        data = signed(key, mutate_body(raw, rng, [raw], TABLE_WORDS))
+    elif r < 0.8:
+        body = mutate_bytes(host.body.encode(), rng, [])
+        data = pack({"body": body, "sig": sign(key, body)})
+    else:
+        data = mutate_bytes(host.env, rng, [])
+    joiner_key = next(k for pub, k in fx.keys.items() if pub != host.body["key"])
+    try:
+        TableSeat.joiner(TOWERS_TABLE, joiner_key, data or b"", TABLE_TLS)
+        h.outcomes[target, "joined"] += 1
+    except LocalProtocolError:
+        h.outcomes[target, "refused to join"] += 1
+    except Exception as exc:  # noqa: BLE001
+        h.crash(f"{target}/joining", exc, data or b"")
+
+
 def run_table_frames(h: Harness, fixtures: list[TableFixture], n: int) -> None:
     rng = h.rng
     for i in range(n):
         fx = fixtures[i % len(fixtures)]
+        if rng.random() < 0.05:
+            check_joining(h, fx, rng)
+            continue
         check_table_seat(h, fx, table_input(fx, rng), rng.random() < 0.3)
     h.inputs["table-frames"] += n
 
