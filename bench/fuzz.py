@@ -60,7 +60,7 @@ import tempfile
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -146,6 +146,15 @@ class Harness:
     seconds: Counter = field(default_factory=Counter)
     outcomes: Counter = field(default_factory=Counter)  # (target, refused/accepted/...)
     peak_kept: int = 0  # the most bytes a frame decoder kept between reads
+    slowest: dict[str, float] = field(default_factory=dict)  # target -> seconds of one case
+
+    @contextlib.contextmanager
+    def timed(self, target: str) -> Iterator[None]:
+        """Keep the longest time one case of `target` took (where a near-hang shows)."""
+        start = time.perf_counter()
+        yield
+        took = time.perf_counter() - start
+        self.slowest[target] = max(self.slowest.get(target, 0.0), took)
 
     def find(self, target: str, what: str, detail: str, example: bytes) -> None:
         key = (target, what)
@@ -1222,7 +1231,8 @@ def run_table_files(h: Harness, tc: TableCorpus, n: int) -> None:
             if len(same) > 1 and rng.random() < 0.25:  # verify A.gtr B.gtr, one damaged
                 datas.append(rng.choice([d for d in same if d != tc.files[name]]))
                 rng.shuffle(datas)
-            check_table_files(h, tc, datas, signers, Path(folder))
+            with h.timed("table-files"):
+                check_table_files(h, tc, datas, signers, Path(folder))
     h.inputs["table-files"] += n
 
 
@@ -1303,7 +1313,8 @@ def run_table_resume(h: Harness, tc: TableCorpus, n: int) -> None:
                 if rng.random() < 0.6:
                     data, _ = mutate_table_file(data, rng, tc.same_table(name), every,
                                                 tc.keys)
-                check_resume(h, data, tc.keys[reader.key], reader.role, Path(folder))
+                with h.timed("table-resume"):
+                    check_resume(h, data, tc.keys[reader.key], reader.role, Path(folder))
 
     threaded = TranscriptFile.THREADED
     TranscriptFile.THREADED = False  # (fsync in line: no worker threads to outlive a case)
@@ -1736,13 +1747,17 @@ def check_joining(h: Harness, fx: TableFixture, rng: random.Random,
 
 def run_table_frames(h: Harness, fixtures: list[TableFixture], n: int) -> None:
     rng = h.rng
+    for fx in fixtures:
+        fx.ready()  # (each table is played once, before the timed cases)
     for i in range(n):
         fx = fixtures[i % len(fixtures)]
-        if rng.random() < 0.05:
-            check_joining(h, fx, rng)
-            continue
-        check_table_seat(h, fx, table_input(fx, rng), rng.random() < 0.3)
+        with h.timed("table-frames"):
+            if rng.random() < 0.05:
+                check_joining(h, fx, rng)
+            else:
+                check_table_seat(h, fx, table_input(fx, rng), rng.random() < 0.3)
     h.inputs["table-frames"] += n
+
 
 # -- the whole run ----------------------------------------------------------------------------
 
@@ -1801,6 +1816,8 @@ def report(h: Harness) -> None:
                      key=lambda kv: -kv[1])
         print(f"  {target}: " + ", ".join(f"{k} {v}" for k, v in top[:12])
               + (f", ... ({len(top) - 12} more)" if len(top) > 12 else ""))
+    for target, took in sorted(h.slowest.items()):
+        print(f"  {target}: the slowest case took {took * 1000:.0f} ms")
     if not h.findings:
         print("findings: none")
     for f in h.findings.values():
