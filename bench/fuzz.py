@@ -1,4 +1,4 @@
-"""Fuzzing the decoders and a live peer. `python bench/fuzz.py [--inputs 100000]`
+"""Fuzzing the decoders, live peers and tables. `python bench/fuzz.py [--inputs 100000]`
 
 Targets, each checked against what its documentation promises:
 
@@ -20,22 +20,47 @@ Targets, each checked against what its documentation promises:
   re-chained; all re-signed), hypothesis-generated bodies, resends and random bytes: only
   RemoteProtocolError, and no state change on refused input (beyond the documented
   evidence: the signed offending message is kept).
+- table-files (SPEC 5.9): the recorded seat files of tables (`table-*.gtr`) damaged
+  (bytes, records dropped, repeated, moved, cut, taken from another seat's file, a body
+  changed and signed again by its author), alone or with another seat's file: the reader
+  raises only TranscriptError; `verify`'s judgement, `show` (only ReviewError) and the
+  games list never raise; and no verdict convicts a seat that signed nothing that breaks
+  a rule (the recorded verdicts in expected.json name the only ones, with whichever key
+  signed a changed body).
+- table-resume (SPEC 3.5, 5.4): a copy of a seat's file, cut after a random record and
+  often damaged, taken by the games list's unfinished tables and `TableSession.resume`:
+  resumed, or refused with OSError, ValueError or RuleViolation and the file untouched
+  (but for a torn last record, cut as 3.5 says); resumed, no record lost.
+- table-frames (SPEC 5.2 to 5.8): a seat of a running honest table of three or four
+  (hellos, roster, coin openings, setup, actions, heads, talk, a resignation, a claim and
+  its dispute, after the end) fed mutations of another seat's real next message (re-signed,
+  re-chained as its own or a third seat's, acks pointed elsewhere), resends, bytes, and
+  messages that wait followed by the real one; and a joiner fed a damaged host hello. Only
+  TableViolation (LocalProtocolError for the hello); refused input that proves nothing
+  changes nothing; a signed violation keeps its evidence and names its signer, never
+  another seat; the real message after one that waited is taken with its own events.
 
 Findings (anything else) are printed with the input's hex; the run never stops on one.
-`--atheris N` runs the same checks under atheris (coverage-guided) for N inputs instead.
+`--only` picks targets, `--keep DIR` writes each finding's whole input to DIR.
+`--atheris N` runs the two-party checks under atheris (coverage-guided) for N inputs
+instead.
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
+import copy
+import json
 import math
 import os
 import random
 import sys
+import tempfile
 import time
 import traceback
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,28 +73,51 @@ if _ATHERIS:
     _instrumenting = atheris.instrument_imports(include=["p2pgotg"])
     _instrumenting.__enter__()
 
+import trio
+
 import p2pgotg.games.gotg  # noqa: F401  (its message types: the fuzzers use them all)
 from p2pgotg.crypto import public_bytes, sign
 from p2pgotg.games import replay
 from p2pgotg.games.gotg.flow import GotgFlow
 from p2pgotg.games.gotg.peer import GotgPeer
+from p2pgotg.games.towers.table import TOWERS_TABLE  # (also registers the table's `action`)
+from p2pgotg.net.play.saved_games import GameInUse
+from p2pgotg.net.play.session import Timeouts
+from p2pgotg.net.play.table_file import CHUNK, read_table_file
+from p2pgotg.net.play.table_session import TableSession, unfinished_tables
+from p2pgotg.net.play.transcript_file import TranscriptFile
 from p2pgotg.net.transport.errors import FrameTooLargeError
 from p2pgotg.net.transport.framing import HEADER, MAX_FRAME, FrameDecoder
 from p2pgotg.protocol import (
     HOST,
     JOINER,
+    LocalProtocolError,
     RemoteProtocolError,
     RuleViolation,
     TranscriptError,
     control,
     parse,
 )
-from p2pgotg.protocol.envelope import Envelope
+from p2pgotg.protocol.envelope import ZERO_HASH, Envelope
 from p2pgotg.protocol.messages import Body, registered
-from p2pgotg.protocol.table.transcript import is_table_file
+from p2pgotg.protocol.referee import Finding as Exit
+from p2pgotg.protocol.table import TableSeat, TableViolation
+from p2pgotg.protocol.table.body import TABLE_MESSAGES
+from p2pgotg.protocol.table.transcript import (
+    TableRecordReader,
+    encode_table_record,
+    is_table_file,
+)
+from p2pgotg.protocol.table.verify import TableReport, judge_table
 from p2pgotg.protocol.wire import WireError, pack, unpack
 from p2pgotg.rules import ChallengeMode, RuleOptions, Setup
 from p2pgotg.testing.pair import Pair, det_key
+from p2pgotg.testing.table_relay import TLS as TABLE_TLS
+from p2pgotg.testing.table_relay import Table, act_at_random, make_table
+from p2pgotg.testing.table_relay import keys as table_keys
+from p2pgotg.ui.review import ReviewError
+from p2pgotg.ui.saved_games import describe_game
+from p2pgotg.ui.towers.table_review import table_lines
 
 if _ATHERIS:
     _instrumenting.__exit__(None, None, None)
@@ -98,6 +146,15 @@ class Harness:
     seconds: Counter = field(default_factory=Counter)
     outcomes: Counter = field(default_factory=Counter)  # (target, refused/accepted/...)
     peak_kept: int = 0  # the most bytes a frame decoder kept between reads
+    slowest: dict[str, float] = field(default_factory=dict)  # target -> seconds of one case
+
+    @contextlib.contextmanager
+    def timed(self, target: str) -> Iterator[None]:
+        """Keep the longest time one case of `target` took (where a near-hang shows)."""
+        start = time.perf_counter()
+        yield
+        took = time.perf_counter() - start
+        self.slowest[target] = max(self.slowest.get(target, 0.0), took)
 
     def find(self, target: str, what: str, detail: str, example: bytes) -> None:
         key = (target, what)
@@ -235,7 +292,22 @@ def near_value(v: Any, rng: random.Random) -> Any:
     return v
 
 
-def mutate_body(raw: dict, rng: random.Random, others: list[dict]) -> dict:
+@dataclass(frozen=True)
+class Vocabulary:
+    """The message types, field names and chain keys a mutation draws on: a game of two's
+    (chapter 2) or a table's (SPEC 5.2)."""
+
+    types: tuple[str, ...]
+    fields: tuple[str, ...]
+    chain: tuple[str, ...]
+
+
+TWO_SEATS = Vocabulary(tuple(sorted(registered())), tuple(ALL_FIELDS),
+                       ("seq", "prev", "ack", "game"))
+
+
+def mutate_body(raw: dict, rng: random.Random, others: list[dict],
+                words: Vocabulary = TWO_SEATS) -> dict:
     """One to three structured changes to a decoded body map; most often one field gets
     a well-formed value a little off, which reaches the protocol's own checks."""
     body = dict(raw)
@@ -256,16 +328,16 @@ def mutate_body(raw: dict, rng: random.Random, others: list[dict]) -> dict:
         elif op == 3 and keys:
             del body[rng.choice(keys)]
         elif op == 4:
-            body[rng.choice([*ALL_FIELDS, "x", "T", ""])] = random_value(rng)
+            body[rng.choice([*words.fields, "x", "T", ""])] = random_value(rng)
         elif op == 5:
-            body["t"] = (rng.choice(sorted(registered())) if rng.random() < 0.8
+            body["t"] = (rng.choice(words.types) if rng.random() < 0.8
                          else random_value(rng))
         elif op == 6 and others:  # graft another real message's fields
             donor = rng.choice(others)
             for k in rng.sample(sorted(donor), k=min(len(donor), rng.randint(1, 3))):
                 body[k] = donor[k]
         else:
-            k = rng.choice(("seq", "prev", "ack", "game"))
+            k = rng.choice(words.chain)
             body[k] = random_value(rng, body.get(k))
     return body
 
@@ -412,8 +484,8 @@ class Corpus:
 
 
 def load_corpus() -> Corpus:
-    # (two-player transcripts: a table's files, `table-*.gtr`, are SPEC chapter 5's, which
-    # this harness does not fuzz yet)
+    # (two-player transcripts: a table's files, `table-*.gtr`, are SPEC chapter 5's: the
+    # table targets take them, `load_table_corpus`)
     files = {p.name: p.read_bytes() for p in sorted(TRANSCRIPTS.glob("*.gtr"))
              if not is_table_file(p.read_bytes()[:4096])}
     messages: list[bytes] = []
@@ -494,12 +566,18 @@ def fuzz_file(h: Harness, data: bytes) -> None:
         h.crash("files/replay", exc, data[:400])
 
 
-def mutate_file(data: bytes, rng: random.Random) -> bytes:
+def frames_of(data: bytes) -> list[bytes]:
+    """A file's length-prefixed records, each with its prefix (a torn last one as it is)."""
     records, pos = [], 0
     while len(data) - pos >= 4:
         n = int.from_bytes(data[pos:pos + 4], "big")
         records.append(data[pos:pos + 4 + n])
         pos += 4 + n
+    return records
+
+
+def mutate_file(data: bytes, rng: random.Random) -> bytes:
+    records = frames_of(data)
     r = rng.random()
     if r < 0.5 or len(records) < 3:
         i = rng.randrange(len(data))  # somewhere in the file, often in the early records
@@ -962,18 +1040,746 @@ def run_verifier(h: Harness, positions: list[Position], n: int) -> None:
     h.inputs["verifier"] += n
 
 
+# -- tables (SPEC chapter 5): recorded seat files and their mutations -------------------------
+
+TABLE_WORDS = Vocabulary(
+    tuple(sorted(TABLE_MESSAGES)),
+    tuple(sorted({name for fields in TABLE_MESSAGES.values() for name in fields}
+                 | {"t", "seq", "prev", "from", "acks", "game"})),
+    ("seq", "prev", "from", "acks", "game"))
+
+
+def table_key_pairs() -> dict[bytes, Any]:
+    """The private keys of the recorded tables' seats (`protocol/table_scenarios.py` seats
+    them with the relay loop's deterministic keys), by public key."""
+    return {public_bytes(k): k for k in table_keys(4)}
+
+
+def seats_of_file(data: bytes) -> tuple[bytes, dict[int, bytes]]:
+    """(body hash of the host's hello, each seat's key) as a recorded file's messages say:
+    seat 0 is the host's hello, the roster's `acks` name the joiners' hellos (SPEC 5.3)."""
+    hellos: dict[bytes, bytes] = {}
+    first, roster = b"", None
+    for record in TableRecordReader().feed_table(data):
+        if record[0] != "msg":
+            continue
+        env = Envelope.decode(record[2])
+        body = unpack(env.body_bytes)
+        if body["t"] == "hello":
+            hellos[env.hash] = body["key"]
+            if body["role"] == "host":
+                first = env.hash
+        elif body["t"] == "roster" and roster is None:
+            roster = body["acks"]
+    seats = {0: hellos[first]}
+    for j, hello in enumerate(roster or []):
+        if j:
+            seats[j] = hellos[hello]
+    return first, seats
+
+
+@dataclass
+class TableCorpus:
+    files: dict[str, bytes]  # the recorded seat files, by name
+    table: dict[str, str]  # file name -> its table (expected.json's `game`)
+    #: (author key, body hash of the table's host hello) of every seat a recorded verdict
+    #: convicts (expected.json's `cheater`, alone or `together`): nobody else signed a
+    #: message that breaks a rule, so no damage to these files may convict anybody else
+    guilty: set[tuple[bytes, bytes]]
+    keys: dict[bytes, Any]
+
+    def same_table(self, name: str) -> list[bytes]:
+        return [d for n, d in self.files.items() if self.table[n] == self.table[name]]
+
+
+def load_table_corpus() -> TableCorpus:
+    expected = json.loads((TRANSCRIPTS / "expected.json").read_text())
+    files, table, guilty = {}, {}, set()
+    for path in sorted(TRANSCRIPTS.glob("table-*.gtr")):
+        data = path.read_bytes()
+        entry = expected[path.name]
+        files[path.name], table[path.name] = data, entry["game"]
+        first, seats = seats_of_file(data)
+        for verdict in (entry, entry.get("together") or {}):
+            if verdict.get("cheater"):
+                guilty.add((seats[int(verdict["cheater"].removeprefix("seat "))], first))
+    return TableCorpus(files, table, guilty, table_key_pairs())
+
+
+def resigned_record(record: bytes, rng: random.Random, keys: dict[bytes, Any]
+                    ) -> tuple[bytes, bytes] | None:
+    """A `msg` record whose body is mutated and signed again by its author: (the record,
+    the author's public key); None when it is no message of a key we hold."""
+    try:
+        rec = unpack(record[4:])
+        env = Envelope.decode(rec["env"])
+        raw = unpack(env.body_bytes)
+    except (WireError, KeyError, TypeError):
+        return None
+    signer = next((pub for pub in keys if env.verified_by(pub)), None)
+    if signer is None or not isinstance(raw, dict):
+        return None
+    data = signed(keys[signer], mutate_body(raw, rng, [raw], TABLE_WORDS))
+    if data is None:
+        return None
+    body = pack({**rec, "env": data})
+    return len(body).to_bytes(4, "big") + body, signer
+
+
+def mutate_table_file(data: bytes, rng: random.Random, same: list[bytes], every: list[bytes],
+                      keys: dict[bytes, Any]) -> tuple[bytes, set[bytes]]:
+    """A recorded seat file damaged once or twice (bytes, a record dropped, repeated,
+    moved, cut, or taken from another seat's file, most often of the same table; a message
+    changed and signed again by its author), and the keys that signed a changed body."""
+    signers: set[bytes] = set()
+    for _ in range(1 if rng.random() < 0.8 else 2):
+        records = frames_of(data)
+        r = rng.random()
+        if r < 0.55 or len(records) < 3:  # bytes, or a record dropped, repeated, moved, cut
+            data = mutate_file(data, rng)
+            continue
+        i = rng.randrange(1, len(records))
+        donor = frames_of(rng.choice(same if rng.random() < 0.7 else every))
+        k = rng.randrange(1, len(donor)) if len(donor) > 1 else 0
+        if r < 0.7:
+            changed = resigned_record(records[i], rng, keys)
+            if changed is not None:
+                records[i] = changed[0]
+                signers.add(changed[1])
+        elif r < 0.75:  # a torn last record, as a crash while writing leaves it
+            records[i:] = [records[i][:rng.randrange(len(records[i]))]]
+        elif r < 0.88:
+            records.insert(i, donor[k])
+        else:
+            records[i:] = donor[k:]
+        data = b"".join(records)
+    return data, signers
+
+
+def convicted_wrongly(tc: TableCorpus, report: TableReport, signers: set[bytes]) -> str | None:
+    """Why a violation verdict convicts a seat that signed nothing that breaks a rule (a
+    damaged record proves nothing about its signer, SPEC 5.2 and 5.9); None when it does
+    not."""
+    flow = report.flow
+    if report.finding is not Exit.VIOLATION or flow is None or flow.violation is None:
+        return None
+    v = flow.violation
+    if v.seat is None or not 0 <= v.seat < flow.n:
+        return f"a verdict against {v.seat!r}, no seat of the table ({v.rule})"
+    key = flow.key_of(v.seat)
+    assert flow.host_hello is not None  # (a violation is of a message after the host's hello)
+    if key in signers or (key, flow.host_hello.hash) in tc.guilty:
+        return None
+    return f"a verdict against seat {v.seat}, which signed nothing wrong ({v.rule}: {v.detail})"
+
+
+# -- target: table files (read, verify, show, the games list) ----------------------------------
+
+def check_table_files(h: Harness, tc: TableCorpus, datas: list[bytes], signers: set[bytes],
+                      folder: Path, target: str = "table-files") -> None:
+    """`verify` of one or more seat files of a table (SPEC 5.9), and `show` and the games
+    list of one: only TranscriptError from the reader (a file error that says what is
+    wrong), never an exception from the verdict, and no verdict against a seat that
+    signed nothing wrong."""
+    paths = []
+    for i, data in enumerate(datas):
+        path = folder / f"seat-{i}.gtr"
+        path.write_bytes(data)
+        paths.append(path)
+        try:
+            is_table_file(data[:CHUNK])
+        except Exception as exc:  # noqa: BLE001
+            h.crash(f"{target}/is_table_file", exc, data)
+    files = []
+    for path, data in zip(paths, datas, strict=True):
+        try:
+            files.append(read_table_file(path))
+        except TranscriptError:
+            h.outcomes[target, "unreadable file"] += 1
+        except Exception as exc:  # noqa: BLE001
+            h.crash(f"{target}/read", exc, data)
+    if len(files) == len(datas):
+        try:
+            report = judge_table(TOWERS_TABLE, files)
+            h.outcomes[target, f"verify {report.finding.name.lower()}"] += 1
+            wrong = convicted_wrongly(tc, report, signers)
+            if wrong:
+                h.find(target, "verdict against an honest seat", wrong, b"".join(datas))
+            if len(files) == 1:
+                with contextlib.suppress(ReviewError):  # (show: nothing to show)
+                    table_lines(files[0], report)
+        except Exception as exc:  # noqa: BLE001
+            h.crash(f"{target}/verify", exc, b"".join(datas))
+    if len(datas) == 1:
+        try:
+            describe_game(paths[0], False)
+        except Exception as exc:  # noqa: BLE001
+            h.crash(f"{target}/games", exc, datas[0])
+
+
+def run_table_files(h: Harness, tc: TableCorpus, n: int) -> None:
+    rng = h.rng
+    names = sorted(tc.files)
+    small = sorted(names, key=lambda name: len(tc.files[name]))[: len(names) * 2 // 3]
+    every = list(tc.files.values())
+    with tempfile.TemporaryDirectory(prefix="p2pgotg-fuzz-") as folder:
+        for _ in range(n):
+            name = rng.choice(small if rng.random() < 0.8 else names)
+            same = tc.same_table(name)
+            data, signers = mutate_table_file(tc.files[name], rng, same, every, tc.keys)
+            datas = [data]
+            if len(same) > 1 and rng.random() < 0.25:  # verify A.gtr B.gtr, one damaged
+                datas.append(rng.choice([d for d in same if d != tc.files[name]]))
+                rng.shuffle(datas)
+            with h.timed("table-files"):
+                check_table_files(h, tc, datas, signers, Path(folder))
+    h.inputs["table-files"] += n
+
+
+# -- target: resuming a seat from its file ------------------------------------------------------
+
+def with_join_secret(data: bytes, role: str) -> bytes:
+    """A recorded file as a seat's session writes it: the join secret (and a host's port)
+    saved after the header (SPEC 3.5, 5.4), which a seat comes back with."""
+    records = frames_of(data)
+    secrets = {"join": bytes(range(16))}
+    if role == "host":
+        secrets["port"] = (4242).to_bytes(2, "big")
+    return records[0] + encode_table_record(("secrets", secrets)) + b"".join(records[1:])
+
+
+def check_resume(h: Harness, data: bytes, key: Any, role: str, folder: Path,
+                 target: str = "table-resume") -> None:
+    """What a seat does with its file when it comes back (the games list's unfinished
+    tables, `TableSession.resume`), on a copy: a file error, a ValueError or a
+    RuleViolation saying what is wrong, the file untouched when it is refused, no record
+    lost when it is resumed."""
+    path = folder / "seat.gtr"
+    path.write_bytes(data)
+    reader = TableRecordReader()
+    try:
+        reader.feed_table(data)
+        intact = data[:reader.offset]  # (what is left once a torn last record is cut)
+    except TranscriptError:
+        intact = data
+    try:
+        try:
+            offered = unfinished_tables(folder, role, key)
+        except Exception as exc:  # noqa: BLE001
+            h.crash(f"{target}/unfinished", exc, data)
+            offered = []
+        try:
+            session = TableSession.resume(path, key, role, Timeouts())
+        except (OSError, ValueError, RuleViolation, GameInUse) as exc:
+            # (the games list reads a file without its owner's key: a file it offers may
+            # still be refused, with the error that says why)
+            h.outcomes[target, ("offered, then refused: " if offered else "refused: ")
+                       + type(exc).__name__] += 1
+            if path.read_bytes() not in (data, intact):  # (a torn tail is cut first, 3.5)
+                h.find(target, "a refused resume changed the file", str(exc), data)
+            return
+        except Exception as exc:  # noqa: BLE001
+            h.crash(f"{target}/resume", exc, data)
+            return
+        try:
+            session.status  # noqa: B018  (what the screen shows first)
+            session.seat.lacking(session.have())
+            session.seat.claimable()
+        except Exception as exc:  # noqa: BLE001
+            h.crash(f"{target}/resumed", exc, data)
+        finally:
+            session.close()
+        h.outcomes[target, "resumed" + (" (offered)" if offered else "")] += 1
+        if not path.read_bytes().startswith(intact):
+            h.find(target, "resuming lost records of the file", "", data)
+    finally:
+        path.unlink(missing_ok=True)
+
+
+def run_table_resume(h: Harness, tc: TableCorpus, n: int) -> None:
+    """Unfinished seats (a recorded file cut after a random record), often damaged too."""
+    rng = h.rng
+    every = list(tc.files.values())
+
+    async def batch() -> None:  # (a session keeps its clocks on trio's)
+        with tempfile.TemporaryDirectory(prefix="p2pgotg-fuzz-") as folder:
+            for _ in range(n):
+                name = rng.choice(sorted(tc.files))
+                reader = TableRecordReader()
+                reader.feed_table(tc.files[name])
+                assert reader.role is not None and reader.key is not None
+                records = frames_of(with_join_secret(tc.files[name], reader.role))
+                data = b"".join(records[:rng.randint(3, len(records))])
+                if rng.random() < 0.6:
+                    data, _ = mutate_table_file(data, rng, tc.same_table(name), every,
+                                                tc.keys)
+                with h.timed("table-resume"):
+                    check_resume(h, data, tc.keys[reader.key], reader.role, Path(folder))
+
+    threaded = TranscriptFile.THREADED
+    TranscriptFile.THREADED = False  # (fsync in line: no worker threads to outlive a case)
+    try:
+        trio.run(batch)
+    finally:
+        TranscriptFile.THREADED = threaded
+    h.inputs["table-resume"] += n
+
+
+# -- target: a seat of a running honest table -----------------------------------------------------
+
+def clone_seat(seat: TableSeat) -> TableSeat:
+    """A copy of a seat to spoil (its message bodies, rules and key shared: never changed)."""
+    memo: dict[int, Any] = {id(seat.rules): seat.rules, id(seat._key): seat._key}
+    for chain in seat.flow.chains:
+        for taken in chain:
+            memo[id(taken.body)] = taken.body
+    for pending in seat.flow.pending.values():
+        memo[id(pending.body)] = pending.body
+    return copy.deepcopy(seat, memo)
+
+
+def table_seat_state(seat: TableSeat) -> tuple:
+    flow, state = seat.flow, seat.flow.state
+    game = None if state is None else (
+        tuple(sorted(state.opened.items())), state.order, tuple(sorted(state.left.items())),
+        len(state.claims), state.ended_early, tuple((e.seat, e.seq) for e in state.applied),
+        tuple((e.seat, e.seq) for e in state.void),
+        None if state.last_turn_end is None else (state.last_turn_end.seat,
+                                                  state.last_turn_end.seq),
+        None if state.game is None else (state.game.ply, state.game.to_act, state.game.over))
+    return (
+        flow.n, flow.game_id, flow.options, tuple(tuple(t.hash for t in c) for c in flow.chains),
+        tuple(sorted(flow.pending)), len(flow.by_hash), len(flow.accepted),
+        tuple((e.kind, e.seat, e.seq, e.place) for e in flow.events), flow.violation,
+        tuple(flow.disputes), game, len(seat._out), len(seat._records), len(seat._waiting),
+        seat._error, seat._my_hello, seat._seat_recorded,
+    )
+
+
+@dataclass
+class TableFixture:
+    """A seat of an honest table about to take another seat's real next message."""
+
+    name: str
+    build: Callable[[], tuple[TableSeat, bytes, dict[bytes, Any]]]
+    pristine: TableSeat | None = None
+    receiver: TableSeat | None = None
+    message: bytes = b""  # the real next message
+    author: Any = None  # its author's private key
+    keys: dict[bytes, Any] = field(default_factory=dict)  # every seat's, by public key
+    sent: list[bytes] = field(default_factory=list)  # messages the receiver holds
+    maps: list[dict] = field(default_factory=list)  # their bodies, and the next one's
+    taken: list[Any] = field(default_factory=list)  # the events the real message makes
+    builds: int = 0
+
+    def ready(self) -> TableSeat:
+        if self.pristine is None:
+            self.pristine, self.message, self.keys = self.build()
+            self.sent = [data for _, data in self.pristine.accepted]
+            self.maps = [unpack(Envelope.decode(m).body_bytes) for m in
+                         [*self.sent, self.message]]
+            self.author = self.keys[signer_of(self.message, self.keys) or b""]
+            self.taken = clone_seat(self.pristine).receive(self.message, "fuzz")
+            self.builds += 1
+        if self.receiver is None:
+            self.receiver = clone_seat(self.pristine)
+        return self.receiver
+
+    def spoil(self) -> None:
+        self.receiver = None
+
+
+def signer_of(data: bytes, keys: dict[bytes, Any]) -> bytes | None:
+    """The public key, of those we hold, under which `data`'s signature verifies."""
+    try:
+        env = Envelope.decode(data)
+    except WireError:
+        return None
+    return next((pub for pub in keys if env.verified_by(pub)), None)
+
+
+Want = Callable[[Table, TableSeat, dict], bool]
+Script = Callable[[Table, random.Random], None]
+
+
+def table_walk(n: int, seed: int, want: Want, script: Script | None = None
+               ) -> tuple[TableSeat, bytes, dict[bytes, Any]]:
+    """A table of `n` seats played at random through a random relay order until the next
+    message on some link is one `want` picks (given the table, its receiver and its body):
+    (the receiver, the message, every seat's key)."""
+    rng = random.Random(f"fz-table-{n}-{seed}")
+    table = make_table(n, rng)
+    pairs = {public_bytes(k): k for k in table_keys(n)}
+    for _ in range(50_000):
+        table.collect()
+        if script is not None:
+            script(table, rng)
+            table.collect()
+        for kind, link in table.moves():
+            if kind == "up":
+                receiver, data = table.host, link.up[0]
+            else:
+                at = table._next_down(link)  # (the relay's next message on that link)
+                assert at is not None
+                receiver, data = link.joiner, table.host.accepted[at][1]
+            if want(table, receiver, unpack(Envelope.decode(data).body_bytes)):
+                return receiver, data, pairs
+        could = act_at_random(table, rng)
+        if not table.step(rng) and not could:
+            break
+    raise RuntimeError("the table ended before the message wanted")
+
+
+def _of(t: str, to_host: bool | None = None, ply: int = -1) -> Want:
+    def want(table: Table, receiver: TableSeat, body: dict) -> bool:
+        state = receiver.flow.state
+        return (body.get("t") == t and (to_host is None or receiver.is_host is to_host)
+                and (state.ply if state is not None else -1) >= ply)
+    return want
+
+
+def _once(act: Callable[[Table, random.Random], bool]) -> Script:
+    """A script that makes `act` happen once, as soon as it can."""
+    done = [False]
+
+    def script(table: Table, rng: random.Random) -> None:
+        if not done[0]:
+            done[0] = act(table, rng)
+    return script
+
+
+def _in_play(table: Table, ply: int) -> bool:
+    status = table.host.status()
+    return status.phase == "play" and status.ply >= ply
+
+
+def _talk(kind: str) -> Script:
+    def act(table: Table, rng: random.Random) -> bool:
+        if not _in_play(table, 3):
+            return False
+        seat = table.links[-1].joiner
+        if kind == "chat":
+            seat.chat("who takes the north tower?")
+        else:
+            seat.whisper(0, "let us take Green first")
+        return True
+    return _once(act)
+
+
+def _resign(table: Table, rng: random.Random) -> bool:
+    if not _in_play(table, 5):
+        return False
+    table.links[0].joiner.resign()
+    return True
+
+
+def _claim(table: Table, rng: random.Random) -> bool:
+    """The first seat that may claim against one that owes claims (its word, SPEC 5.7)."""
+    if not _in_play(table, 4):
+        return False
+    for seat in table.seats:
+        for target, _ in seat.claimable():
+            seat.claim(target, "abandoned")
+            return True
+    return False
+
+
+def _claim_and_dispute() -> Script:
+    claimed = _once(_claim)
+
+    def dispute(table: Table, rng: random.Random) -> bool:
+        for seat in table.seats:
+            state = seat.flow.state
+            for claim in [] if state is None else state.claims:
+                if claim.value[0] == seat.my_seat:
+                    seat.dispute((claim.seat, claim.seq))
+                    return True
+        return False
+    disputed = _once(dispute)
+
+    def script(table: Table, rng: random.Random) -> None:
+        claimed(table, rng)
+        disputed(table, rng)
+    return script
+
+
+def _after_end(table: Table, rng: random.Random) -> bool:
+    if not table.host.status().over:
+        return False
+    table.links[-1].joiner.chat("good game")
+    return True
+
+
+TABLE_FIXTURES: list[tuple[str, Callable[[], tuple[TableSeat, bytes, dict[bytes, Any]]]]] = [
+    ("hello", lambda: table_walk(3, 1, _of("hello", True))),
+    ("hello-relayed", lambda: table_walk(4, 2, _of("hello", False))),
+    ("roster", lambda: table_walk(3, 3, _of("roster"))),
+    ("coin", lambda: table_walk(3, 4, _of("coin_open", True))),
+    ("coin-relayed", lambda: table_walk(4, 5, _of("coin_open", False))),
+    ("setup-choice", lambda: table_walk(3, 6, _of("action", True))),
+    ("action", lambda: table_walk(3, 7, _of("action", True, 14))),
+    ("action-relayed", lambda: table_walk(4, 8, _of("action", False, 20))),
+    ("heads", lambda: table_walk(4, 9, _of("heads", None, 8))),
+    ("chat", lambda: table_walk(3, 10, _of("chat"), _talk("chat"))),
+    ("whisper", lambda: table_walk(4, 11, _of("whisper"), _talk("whisper"))),
+    ("resign", lambda: table_walk(4, 12, _of("resign"), _once(_resign))),
+    ("claim", lambda: table_walk(3, 13, _of("forfeit_claim"), _once(_claim))),
+    ("dispute", lambda: table_walk(4, 14, _of("dispute"), _claim_and_dispute())),
+    ("after-end", lambda: table_walk(3, 15, _of("chat"), _once(_after_end))),
+]
+
+#: A body of every table type (SPEC 5.3 to 5.8), to send where another is due.
+TABLE_TEMPLATES: list[dict] = [
+    {"t": "roster"}, {"t": "coin_open", "secret": bytes(32)}, {"t": "heads"},
+    {"t": "resign"}, {"t": "chat", "text": "hi"},
+    {"t": "whisper", "to": 1, "box": bytes(40)}, {"t": "whisper", "to": 0, "box": bytes(1160)},
+    {"t": "forfeit_claim", "seat": 1, "reason": "time"},
+    {"t": "forfeit_claim", "seat": 2, "reason": "abandoned"},
+    {"t": "dispute", "claim": [1, 3]}, {"t": "dispute", "claim": [0, 1]},
+    {"t": "action", "ply": 0, "code": 0}, {"t": "action", "ply": 7, "code": 99},
+]
+
+
+def table_rechain(fx: TableFixture, body: dict, seat: int | None = None) -> dict:
+    """The chain fields a real next message of `seat` (the real author's by default) would
+    carry, as the receiver holds the chains (so that the type's checks are reached)."""
+    real = fx.maps[-1]
+    body = dict(body)
+    flow = fx.receiver.flow if fx.receiver is not None else None
+    if seat is None or flow is None or not flow.rostered:
+        for k in ("seq", "prev", "from", "acks", "game"):
+            if k in real:
+                body[k] = real[k]
+        return body
+    chain = flow.chains[seat]
+    body.update({"seq": len(chain), "prev": chain[-1].hash, "from": seat,
+                 "game": flow.game_id, "acks": [
+                     ZERO_HASH if j == seat or not flow.chains[j] else flow.chains[j][-1].hash
+                     for j in range(flow.n)]})
+    return body
+
+
+def retarget_acks(fx: TableFixture, body: dict, rng: random.Random) -> dict:
+    """The body with one `acks` entry naming another message its receiver holds (an older
+    one, one of another seat, or none): SPEC 5.2 step 5's checks."""
+    flow = fx.receiver.flow if fx.receiver is not None else None
+    acks = body.get("acks")
+    if flow is None or not isinstance(acks, list) or not acks or not flow.rostered:
+        return body
+    acks = list(acks)
+    j = rng.randrange(len(acks))
+    held = [t.hash for chain in flow.chains for t in chain]
+    acks[j] = ZERO_HASH if rng.random() < 0.2 else rng.choice(held)
+    return {**body, "acks": acks}
+
+
+def signing_key(fx: TableFixture, body: dict, rng: random.Random) -> Any:
+    """Mostly the real author's key; now and then the key of the seat the body names (its
+    `from`, or a hello's `key`), which makes that seat the author."""
+    if rng.random() < 0.7:
+        return fx.author
+    key = body.get("key")
+    if body.get("t") == "hello" and isinstance(key, bytes) and key in fx.keys:
+        return fx.keys[key]
+    seat, flow = body.get("from"), fx.receiver.flow if fx.receiver is not None else None
+    if flow is not None and flow.rostered and isinstance(seat, int) and 0 <= seat < flow.n:
+        return fx.keys.get(flow.key_of(seat), fx.author)
+    return fx.author
+
+
+def table_input(fx: TableFixture, rng: random.Random) -> bytes:
+    fx.ready()
+    real = fx.maps[-1]
+    r = rng.random()
+    if r < 0.45:  # the real next message, a structured change, signed again
+        body = mutate_body(real, rng, fx.maps, TABLE_WORDS)
+        data = signed(signing_key(fx, body, rng), body)
+    elif r < 0.55:  # its acks naming other messages held
+        body = retarget_acks(fx, real, rng)
+        data = signed(fx.author, mutate_body(body, rng, fx.maps, TABLE_WORDS)
+                      if rng.random() < 0.3 else body)
+    elif r < 0.67:  # another type, chained as the next message: refused where it is not due?
+        body = table_rechain(fx, rng.choice(TABLE_TEMPLATES + fx.maps))
+        if rng.random() < 0.4:
+            body = mutate_body(body, rng, fx.maps, TABLE_WORDS)
+        data = signed(signing_key(fx, body, rng), body)
+    elif r < 0.72 and fx.receiver is not None and fx.receiver.flow.rostered:
+        seat = rng.randrange(fx.receiver.flow.n)  # a message of another seat, by its key
+        body = table_rechain(fx, rng.choice(TABLE_TEMPLATES + fx.maps), seat)
+        data = signed(fx.keys[fx.receiver.flow.key_of(seat)], body)
+    elif r < 0.8:  # the real body with bytes changed, signed again
+        body_bytes = mutate_bytes(Envelope.decode(fx.message).body_bytes, rng, [])
+        data = pack({"body": body_bytes, "sig": sign(fx.author, body_bytes)})
+    elif r < 0.92:  # bytes changed anywhere (the signature, the envelope)
+        data = mutate_bytes(fx.message, rng, fx.sent[-8:])
+    elif r < 0.96 and fx.sent:  # a resend of a message held: must change nothing
+        data = rng.choice(fx.sent)
+    else:
+        data = rng.randbytes(rng.randint(0, 300))
+    return data if data is not None else rng.randbytes(50)
+
+
+def convicts_its_signer(seat: TableSeat, exc: TableViolation, data: bytes,
+                        keys: dict[bytes, Any]) -> bool:
+    """Whether a signed violation names the seat whose key signed `data` (SPEC 5.2: only
+    what a seat signed convicts it)."""
+    if exc.seat is None or not 0 <= exc.seat < seat.flow.n:
+        return False
+    return seat.flow.key_of(exc.seat) == signer_of(data, keys)
+
+
+def check_table_seat(h: Harness, fx: TableFixture, data: bytes, then_real: bool = False,
+                     target: str = "table-frames") -> None:
+    """A seat takes a frame (SPEC 5.2, 5.4): it is taken, ignored, waits, or is refused with
+    a TableViolation; one that proves nothing changes nothing; a signed one keeps the
+    message as evidence, stops the table and names its signer, never another seat."""
+    seat = fx.ready()
+    before = table_seat_state(seat)
+    n_accepted, n_records, n_waiting = len(seat.flow.accepted), len(seat._records), \
+        len(seat._waiting)
+    where = f"{target}/{fx.name}"
+    try:
+        seat.receive(data, "fuzz")
+    except TableViolation as exc:
+        h.outcomes[target, f"refused: {exc.rule}"] += 1
+        if exc.signed:
+            if not convicts_its_signer(seat, exc, data, fx.keys):
+                h.find(where, f"convicted a seat that did not sign it ({exc.rule})", str(exc),
+                       data)
+            if (seat.flow.accepted[n_accepted:] != [(exc.seat, data)]
+                    or seat._records[n_records:] != [("msg", exc.seat, data)]
+                    or seat.failed is not exc or seat.flow.violation is not exc):
+                h.find(where, "evidence not kept as documented", str(exc), data)
+                fx.spoil()
+                return
+            del seat.flow.accepted[n_accepted:]
+            del seat._records[n_records:]
+            seat.flow.violation = seat._error = None  # back to before, to reuse the seat
+        elif seat.failed is not None or seat.flow.violation is not None:
+            h.find(where, "stopped by a violation that proves nothing", str(exc), data)
+        if table_seat_state(seat) != before:
+            h.find(where, f"state changed on refused input ({exc.rule})", str(exc), data)
+            fx.spoil()
+        return
+    except Exception as exc:  # noqa: BLE001
+        h.crash(where, exc, data)
+        fx.spoil()
+        return
+    try:
+        seat.status()
+        seat.claimable()
+    except Exception as exc:  # noqa: BLE001
+        h.crash(f"{where}/status", exc, data)
+        fx.spoil()
+        return
+    after = table_seat_state(seat)
+    if after == before:
+        h.outcomes[target, "ignored (a resend)"] += 1
+    elif len(seat._waiting) == n_waiting + 1 and seat._waiting[-1][1] == data:
+        h.outcomes[target, "waits for what it acknowledges"] += 1
+        if then_real:
+            take_real_after(h, fx, data, target)
+            return
+        del seat._waiting[-1]
+        if table_seat_state(seat) != before:
+            h.find(where, "state changed by a message that waits", "", data)
+            fx.spoil()
+    else:
+        h.outcomes[target, "accepted"] += 1
+        fx.spoil()  # a valid message moved the table on: start again from the copy
+
+
+def take_real_after(h: Harness, fx: TableFixture, waiting: bytes, target: str) -> None:
+    """The real next message, after `waiting` (which waits for what it acknowledges): it is
+    taken with the events it makes alone; what waited is taken after it, or refused (SPEC
+    5.4), convicting none but its own signer."""
+    seat = fx.ready()
+    where = f"{target}/{fx.name}"
+    try:
+        events = seat.receive(fx.message, "fuzz")
+    except TableViolation as exc:
+        h.outcomes[target, f"then the real one: refused ({exc.rule})"] += 1
+        if not exc.signed:
+            h.find(where, f"the real next message refused for one that waited ({exc.rule})",
+                   str(exc), waiting)
+        elif not convicts_its_signer(seat, exc, waiting, fx.keys):
+            h.find(where, f"convicted a seat that did not sign it ({exc.rule})", str(exc),
+                   waiting)
+        fx.spoil()
+        return
+    except Exception as exc:  # noqa: BLE001
+        h.crash(where, exc, waiting)
+        fx.spoil()
+        return
+    h.outcomes[target, "then the real one: taken"] += 1
+    if events[:len(fx.taken)] != fx.taken:
+        h.find(where, "the real next message's events lost after one that waited",
+               f"{events} instead of {fx.taken}", waiting)
+    fx.spoil()
+
+
+def check_joining(h: Harness, fx: TableFixture, rng: random.Random,
+                  target: str = "table-frames") -> None:
+    """A joiner's first frame, the host's hello, damaged (SPEC 5.3): it joins, or is
+    refused with LocalProtocolError saying why."""
+    seat = fx.ready()
+    host = seat.flow.host_hello
+    assert host is not None
+    key = fx.keys[host.body["key"]]
+    raw = unpack(host.body.encode())
+    r = rng.random()
+    if r < 0.6:
+        data = signed(key, mutate_body(raw, rng, [raw], TABLE_WORDS))
+    elif r < 0.8:
+        body = mutate_bytes(host.body.encode(), rng, [])
+        data = pack({"body": body, "sig": sign(key, body)})
+    else:
+        data = mutate_bytes(host.env, rng, [])
+    joiner_key = next(k for pub, k in fx.keys.items() if pub != host.body["key"])
+    try:
+        TableSeat.joiner(TOWERS_TABLE, joiner_key, data or b"", TABLE_TLS)
+        h.outcomes[target, "joined"] += 1
+    except LocalProtocolError:
+        h.outcomes[target, "refused to join"] += 1
+    except Exception as exc:  # noqa: BLE001
+        h.crash(f"{target}/joining", exc, data or b"")
+
+
+def run_table_frames(h: Harness, fixtures: list[TableFixture], n: int) -> None:
+    rng = h.rng
+    for fx in fixtures:
+        fx.ready()  # (each table is played once, before the timed cases)
+    for i in range(n):
+        fx = fixtures[i % len(fixtures)]
+        with h.timed("table-frames"):
+            if rng.random() < 0.05:
+                check_joining(h, fx, rng)
+            else:
+                check_table_seat(h, fx, table_input(fx, rng), rng.random() < 0.3)
+    h.inputs["table-frames"] += n
+
+
 # -- the whole run ----------------------------------------------------------------------------
 
 SHARES = {"frames": 0.25, "codecs": 0.25, "peer": 0.33, "peer-hypothesis": 0.08,
-          "verifier": 0.08, "files": 0.01}
+          "verifier": 0.08, "files": 0.01,
+          "table-files": 0.01, "table-resume": 0.004, "table-frames": 0.02}
+TABLE_TARGETS = ("table-files", "table-resume", "table-frames")
 
 
-def run(total: int, seed: int = 1, quiet: bool = False) -> Harness:
+def run(total: int, seed: int = 1, quiet: bool = False,
+        only: Sequence[str] | None = None) -> Harness:
+    """`total` inputs shared among the targets `only` names (all by default) as SHARES
+    weighs them."""
     h = Harness(random.Random(seed))
+    names = list(only or SHARES)
+    weight = sum(SHARES[name] for name in names)
+    budget = {name: max(1, round(total * SHARES[name] / weight)) for name in names}
     corpus = load_corpus()
     fixtures = [Fixture(name, build) for name, build in FIXTURES]
-    positions = verifier_positions(corpus, h.rng, 60)
-    budget = {k: max(1, int(total * share)) for k, share in SHARES.items()}
+    positions = verifier_positions(corpus, h.rng, 60) if "verifier" in names else []
+    tables = load_table_corpus()
+    table_fixtures = [TableFixture(name, build) for name, build in TABLE_FIXTURES]
     runners: dict[str, Callable[[int], None]] = {
         "frames": lambda n: run_frames(h, n),
         "codecs": lambda n: run_codecs(h, corpus, n),
@@ -981,6 +1787,9 @@ def run(total: int, seed: int = 1, quiet: bool = False) -> Harness:
         "verifier": lambda n: run_verifier(h, positions, n),
         "peer": lambda n: run_peer(h, fixtures, n),
         "peer-hypothesis": lambda n: run_peer_hypothesis(h, fixtures, n, seed),
+        "table-files": lambda n: run_table_files(h, tables, n),
+        "table-resume": lambda n: run_table_resume(h, tables, n),
+        "table-frames": lambda n: run_table_frames(h, table_fixtures, n),
     }
     for name, n in budget.items():
         t = time.perf_counter()
@@ -990,7 +1799,10 @@ def run(total: int, seed: int = 1, quiet: bool = False) -> Harness:
             rate = h.inputs[name] / max(h.seconds[name], 1e-9)
             print(f"  {name}: {h.inputs[name]} inputs in {h.seconds[name]:.1f} s "
                   f"({rate:,.0f}/s)", flush=True)
-    h.outcomes["peer", "fixtures built"] = sum(fx.builds for fx in fixtures)
+    if "peer" in names or "peer-hypothesis" in names:
+        h.outcomes["peer", "fixtures built"] = sum(fx.builds for fx in fixtures)
+    if "table-frames" in names:
+        h.outcomes["table-frames", "tables built"] = sum(fx.builds for fx in table_fixtures)
     return h
 
 
@@ -1004,6 +1816,8 @@ def report(h: Harness) -> None:
                      key=lambda kv: -kv[1])
         print(f"  {target}: " + ", ".join(f"{k} {v}" for k, v in top[:12])
               + (f", ... ({len(top) - 12} more)" if len(top) > 12 else ""))
+    for target, took in sorted(h.slowest.items()):
+        print(f"  {target}: the slowest case took {took * 1000:.0f} ms")
     if not h.findings:
         print("findings: none")
     for f in h.findings.values():
@@ -1080,15 +1894,27 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--inputs", type=int, default=100_000,
                         help="inputs in total across the targets (default 100000)")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--only", type=lambda text: text.split(","), default=None,
+                        metavar="TARGET,...",
+                        help=f"only these targets ({', '.join(SHARES)}; tables: "
+                             f"{','.join(TABLE_TARGETS)})")
+    parser.add_argument("--keep", type=Path, metavar="DIR",
+                        help="write each finding's whole input to a file in DIR")
     parser.add_argument("--atheris", type=int, metavar="RUNS", default=0,
                         help="instead: atheris, coverage-guided, for RUNS inputs")
     args = parser.parse_args(argv)
+    if args.only and not set(args.only) <= set(SHARES):
+        parser.error(f"--only: no target {', '.join(set(args.only) - set(SHARES))}")
     if args.atheris:
         run_atheris(args.atheris, args.seed)
         return 0
     print(f"fuzzing {args.inputs} inputs, seed {args.seed}", flush=True)
-    h = run(args.inputs, args.seed)
+    h = run(args.inputs, args.seed, only=args.only)
     report(h)
+    if args.keep is not None:
+        args.keep.mkdir(parents=True, exist_ok=True)
+        for i, f in enumerate(h.findings.values()):
+            (args.keep / f"{i}-{f.target.replace('/', '-')}.bin").write_bytes(f.example)
     return 1 if h.findings else 0
 
 

@@ -144,18 +144,26 @@ def play_random(table: Table, rng: random.Random, max_steps: int = 200_000,
     """Deliver at random and let each seat to act (in its own view) act at random, with a
     random legal action, until nothing moves and the game is over."""
     for _ in range(max_steps):
-        could = False
-        for seat in table.seats:
-            status = seat.status()
-            if status.phase == "play" and status.seat_to_act == seat.my_seat:
-                could = True
-                if rng.random() < 0.5:
-                    continue  # (let the network move first, now and then)
-                if chooser is None or not chooser(seat, rng):
-                    seat.act(rng.choice(list(seat.game.game.legal_actions)))
+        could = act_at_random(table, rng, chooser)
         if not table.step(rng) and not could:
             return
     raise AssertionError("the game did not end")
+
+
+def act_at_random(table: Table, rng: random.Random,
+                  chooser: Callable[[TableSeat, random.Random], bool] | None = None) -> bool:
+    """Each seat to act (in its own view) acts, with a random legal action unless `chooser`
+    acts for it, or now and then lets the network move first; whether any seat was to act."""
+    could = False
+    for seat in table.seats:
+        status = seat.status()
+        if status.phase == "play" and status.seat_to_act == seat.my_seat:
+            could = True
+            if rng.random() < 0.5:
+                continue  # (let the network move first, now and then)
+            if chooser is None or not chooser(seat, rng):
+                seat.act(rng.choice(list(seat.game.game.legal_actions)))
+    return could
 
 
 def file_bytes(table: Table, seat: TableSeat) -> bytes:

@@ -313,12 +313,14 @@ class TableFlow:
                  seq: int | None = None) -> TableViolation:
             return TableViolation(seat, rule, detail, index, signed, seq)
 
-        if self.host_hello is None or seat >= self.n:
+        if self.host_hello is None or not 0 <= seat < self.n:
             raise fail("malformed-envelope", f"no seat {seat} at this table", False)
         if seat != 0 and not self.rostered:
             raise fail("sequence", f"seat {seat} before the roster seated anyone", False)
         if not env.verified_by(self.key_of(seat)):
             raise fail("bad-signature", f"not signed by seat {seat}'s key", False)
+        if not self._names_this_table(env.body_bytes):
+            raise fail("game-id", "a message of another table", False)
         try:
             body = TableBody.decode(env.body_bytes)
         except WireError as exc:
@@ -332,6 +334,19 @@ class TableFlow:
                                     f"not {self.n}", seq=body.seq), data)
         return body
 
+    def _names_this_table(self, body_bytes: bytes) -> bool:
+        """Whether a message is one of this table's (SPEC 5.2 step 1): its `game` is the
+        table's id or, before the roster that makes the id, it chains to the host's hello.
+        One key may sit at other tables: what it signed there, whatever its shape, is no
+        evidence here."""
+        raw = unpack(body_bytes)  # (its author was read from it: it unpacks)
+        if self.game_id is not None:
+            game = raw.get("game")
+            return isinstance(game, bytes) and equal(game, self.game_id)
+        assert self.host_hello is not None
+        prev = raw.get("prev")
+        return isinstance(prev, bytes) and equal(prev, self.host_hello.hash)
+
     def _message(self, seat: int, env: Envelope, data: bytes) -> list[Event]:
         body = self._authentic(seat, env, data)
         index, seq = len(self.accepted), body.seq
@@ -344,8 +359,6 @@ class TableFlow:
         if seq < len(chain):
             if equal(chain[seq].hash, env.hash):
                 return [MessageIgnored(seat_words(seat), body.type)]
-            if self.game_id is not None and not equal(body.game, self.game_id):
-                raise fail_at("game-id", "a message of another table", False)
             raise self._signed(fail_at("equivocation", f"a second message {seq}, different "
                                        "from the one held"), data)
         if seq > len(chain):

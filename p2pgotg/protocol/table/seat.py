@@ -30,6 +30,7 @@ from p2pgotg.protocol.table.flow import TableFlow, TableViolation
 from p2pgotg.protocol.table.replay import Replay
 from p2pgotg.protocol.table.rules import TableRules
 from p2pgotg.protocol.table.talk import open_whisper, seal_whisper
+from p2pgotg.protocol.transcript import TranscriptError
 from p2pgotg.protocol.wire import WireError
 
 RandBytes = Callable[[int], bytes]
@@ -120,7 +121,9 @@ class TableSeat:
                 randbytes: RandBytes = _secrets.token_bytes) -> TableSeat:
         """A seat rebuilt from its file's records (resume): every message taken again in
         the file's order, the coin secret back. It sends nothing until asked: the driver
-        resends what the other side lacks (`lacking`, our own from its count)."""
+        resends what the other side lacks (`lacking`, our own from its count). Raises
+        TableViolation for a message that proves nothing (a damaged file), TranscriptError
+        for a saved coin secret that does not open our hello."""
         seat = cls(rules, key, tls, randbytes)
         seat.is_host = is_host
         seat._seat_recorded = True
@@ -140,11 +143,24 @@ class TableSeat:
                     seat._my_hello = data
         if seat.flow.options is not None:
             seat._options = seat.flow.options
+        seat._check_saved_coin()
         if is_host:  # (every joiner comes back on a new connection and sends its hello again)
             for hello in list(seat.flow.pending.values()):
                 seat.flow.withdraw(hello.env)
         seat._duties()
         return seat
+
+    def _check_saved_coin(self) -> None:
+        """Our saved coin secret must open our hello's commitment (SPEC 5.9): a damaged
+        one could never be opened, and the seat would owe what it cannot make."""
+        host = self.flow.host_hello
+        if self._coin is None or self._my_hello is None or host is None:
+            return
+        hello = TableBody.decode(Envelope.decode(self._my_hello).body_bytes)
+        if not equal(seat_coin_commitment(host.body["nonce"], self.public_key, self._coin),
+                     hello["coin"]):
+            raise TranscriptError("the saved coin secret does not open our hello's "
+                                  "commitment: the file is damaged")
 
     # -- reading ------------------------------------------------------------------------------
 
@@ -234,7 +250,7 @@ class TableSeat:
         acknowledges is held, then it and whatever became ready are taken, and our automatic
         answers made. At most MAX_WAITING messages of one source wait (SPEC 5.4: per
         connection, so one joiner's flood costs no other joiner its connection). Raises
-        TableViolation (signed: kept, and the table stops)."""
+        TableViolation (signed: kept, and the table stops; unsigned: for `data` alone)."""
         self._check_usable()
         if not self.flow.ready(data):
             if sum(1 for s, _ in self._waiting if s == source) >= MAX_WAITING:
@@ -242,14 +258,25 @@ class TableSeat:
                                      "wait for what they acknowledge", None, False)
             self._waiting.append((source, data))
             return []
-        events = self._take(data)
+        return self._take(data) + self._take_waiting()
+
+    def _take_waiting(self) -> list[Event]:
+        """Whatever became ready among the waiting messages, in turn. One that proves
+        nothing when its turn comes is dropped: it came earlier, perhaps on another
+        connection, and is no reason to refuse the message just taken (SPEC 5.4). A signed
+        violation stops the table, as always."""
+        events: list[Event] = []
         progress = True
         while progress and self._waiting and self._error is None:
             progress = False
             for i, (_, waiting) in enumerate(self._waiting):
                 if self.flow.ready(waiting):
                     del self._waiting[i]
-                    events += self._take(waiting)
+                    try:
+                        events += self._take(waiting)
+                    except TableViolation as exc:
+                        if exc.signed:
+                            raise
                     progress = True
                     break
         return events
